@@ -1,0 +1,1 @@
+"""Graph-database-backed data lineage for Hive/Spark warehouses."""

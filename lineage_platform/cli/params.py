@@ -1,0 +1,39 @@
+"""Every CLI option defined once. Each option's env var is ``LINEAGE_`` + its name in upper snake case."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from lineage_platform.config import ENV_PREFIX
+
+
+def option(*decls: str, **kwargs: Any):
+    """A click option whose environment variable is derived from its long name with the LINEAGE_ prefix."""
+    long = next(d for d in decls if d.startswith("--"))
+    kwargs.setdefault("envvar", ENV_PREFIX + long[2:].split("/")[0].replace("-", "_").upper())
+    kwargs.setdefault("show_envvar", True)
+    return click.option(*decls, **kwargs)
+
+
+batch_size = option("--batch-size", type=int, default=500, show_default=True, help="Elements written per commit.")
+depth = option("--depth", type=int, default=None, help="Maximum hops to follow (default: no limit).")
+dialect = option("--dialect", default="hive", show_default=True, help="SQL dialect (hive, spark, ...).")
+default_db = option("--default-db", default=None, help="Database of unqualified table names.")
+graph_url = option(
+    "--graph",
+    "graph_url",
+    envvar=ENV_PREFIX + "GRAPH_URL",
+    default=None,
+    help="Graph to use: embedded:PATH (default ~/.lineage/graph) or ws://host:port/gremlin.",
+)
+output_format = option("--format", "output_format", default="text", help="Output format.")
+schema_file = option(
+    "--schema",
+    "schema_file",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Table schemas: JSON or YAML {db: {table: {column: type}}}.",
+)
+store = option("--store", type=click.Path(file_okay=False), default=None, help="Embedded store directory.")

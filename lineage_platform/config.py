@@ -1,0 +1,34 @@
+"""Settings, resolved once: explicit argument > ``LINEAGE_*`` environment variable > default."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+ENV_PREFIX = "LINEAGE_"
+DEFAULT_HOME = Path(os.environ.get(f"{ENV_PREFIX}HOME", Path.home() / ".lineage"))
+
+
+def _env(name: str, default: str) -> str:
+    return os.environ.get(ENV_PREFIX + name, default)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the platform needs to reach its parts."""
+
+    graph_url: str = field(default_factory=lambda: _env("GRAPH_URL", f"embedded:{DEFAULT_HOME / 'graph'}"))
+    kafka_bootstrap: str = field(default_factory=lambda: _env("KAFKA_BOOTSTRAP", "127.0.0.1:9092"))
+    spark_master: str = field(default_factory=lambda: _env("SPARK_MASTER", "local[*]"))
+    key_provider: str = field(default_factory=lambda: _env("KEY_PROVIDER", f"local:{DEFAULT_HOME / 'keys.json'}"))
+    work_dir: Path = field(default_factory=lambda: Path(_env("WORK_DIR", str(DEFAULT_HOME / "work"))))
+
+    def with_overrides(self, **overrides: object) -> Settings:
+        """A copy with the given non-None values replaced."""
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Resolve settings from the environment, then apply explicit overrides."""
+    return Settings().with_overrides(**overrides)

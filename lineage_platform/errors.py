@@ -1,0 +1,79 @@
+"""One error tree for the whole platform.
+
+Every error a user can see derives from :class:`LineageError`. Each phase has its own subclass so callers
+can catch what they can handle. Errors carry a ``hint`` that says what to do next, and a ``transient``
+mark that tells bulk jobs whether a retry may help (transient) or the record belongs in the dead-letter
+side file (terminal).
+"""
+
+from __future__ import annotations
+
+
+class LineageError(Exception):
+    """Root of all platform errors."""
+
+    transient: bool = False
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.hint})" if self.hint else self.message
+
+
+class ConfigError(LineageError):
+    """A setting is missing or malformed."""
+
+
+class GraphError(LineageError):
+    """Any failure of the graph layer."""
+
+
+class GremlinSyntaxError(GraphError):
+    """Gremlin text that cannot be turned into bytecode; carries the position."""
+
+    def __init__(self, message: str, *, line: int, column: int, text: str = "", hint: str | None = None):
+        super().__init__(f"{message} at line {line}, column {column}", hint=hint)
+        self.line = line
+        self.column = column
+        self.text = text
+
+
+class UnsupportedStepError(GraphError):
+    """A traversal uses a step the embedded engine does not implement."""
+
+
+class TraversalError(GraphError):
+    """A traversal failed while executing (wrong argument types, bad values, ...)."""
+
+
+class ConstraintViolation(GraphError):
+    """A write would break a schema constraint (e.g. a duplicate unique qualifiedName)."""
+
+
+class StoreError(GraphError):
+    """The durable store cannot be opened or written."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the embedded store."""
+
+    transient = True
+
+
+class StoreCorruptError(StoreError):
+    """The durable store is damaged beyond the torn tail a crash may leave."""
+
+
+class SqlError(LineageError):
+    """A statement could not be parsed or traced."""
+
+
+class IngestError(LineageError):
+    """A record could not be ingested."""
+
+
+class SecurityError(LineageError):
+    """Permission, masking, key management or decryption failure."""
