@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: setup demo test test-fast lint format bench conformance clean
+.PHONY: setup system-deps demo test test-fast lint format bench conformance clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,10 +14,16 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# Debian packages the tests use: chromium (screenshots of HTML lineage) and graphviz (SVG output).
+system-deps:
+	@command -v chromium >/dev/null && command -v dot >/dev/null || \
+	  { if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium graphviz >/dev/null; \
+	    else echo "install chromium and graphviz (apt-get install chromium graphviz) for the picture tests"; fi; }
+
 demo: setup
 	$(BIN)/lineage demo
 
-test: setup
+test: setup system-deps
 	$(BIN)/pytest -q
 
 test-fast: setup

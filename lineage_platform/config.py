@@ -8,6 +8,7 @@ from pathlib import Path
 
 ENV_PREFIX = "LINEAGE_"
 DEFAULT_HOME = Path(os.environ.get(f"{ENV_PREFIX}HOME", Path.home() / ".lineage"))
+DEFAULT_GRAPH_PATH = DEFAULT_HOME / "graph"
 
 
 def _env(name: str, default: str) -> str:
@@ -18,7 +19,9 @@ def _env(name: str, default: str) -> str:
 class Settings:
     """Everything the platform needs to reach its parts."""
 
-    graph_url: str = field(default_factory=lambda: _env("GRAPH_URL", f"embedded:{DEFAULT_HOME / 'graph'}"))
+    graph_url: str = field(default_factory=lambda: _env("GRAPH_URL", f"embedded:{DEFAULT_GRAPH_PATH}"))
+    graph_username: str | None = field(default_factory=lambda: os.environ.get(f"{ENV_PREFIX}GRAPH_USERNAME"))
+    graph_password: str | None = field(default_factory=lambda: os.environ.get(f"{ENV_PREFIX}GRAPH_PASSWORD"))
     kafka_bootstrap: str = field(default_factory=lambda: _env("KAFKA_BOOTSTRAP", "127.0.0.1:9092"))
     spark_master: str = field(default_factory=lambda: _env("SPARK_MASTER", "local[*]"))
     key_provider: str = field(default_factory=lambda: _env("KEY_PROVIDER", f"local:{DEFAULT_HOME / 'keys.json'}"))

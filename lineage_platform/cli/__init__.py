@@ -14,6 +14,11 @@ from lineage_platform.errors import LineageError
 # command name -> module under lineage_platform.cli that defines a click object named like the command
 GROUPS: dict[str, str] = {
     "graph": "graph_commands",
+    "ingest": "ingest_commands",
+    "gremlin": "gremlin_commands",
+    "sql": "sql_commands",
+    "impact": "trace_commands",
+    "trace": "trace_commands",
 }
 
 

@@ -1,0 +1,9 @@
+"""SQL text to lineage records (sqlglot): a pipeline of small passes over each statement.
+
+See README.md in this package for the pass pipeline and the JSON contract.
+"""
+
+from lineage_platform.sql.extractor import PASSES, extract_lineage, run_passes
+from lineage_platform.sql.function_rules import DEFAULT_FUNCTION_RULES, FunctionRule
+
+__all__ = ["DEFAULT_FUNCTION_RULES", "PASSES", "FunctionRule", "extract_lineage", "run_passes"]

@@ -1,0 +1,73 @@
+"""SQL lineage throughput: statements per second on the accuracy corpus, this project vs its peers.
+
+Each tool's adapter runs in its own fresh process (see ``benchmarks/sql_peers/runner.py``) and analyses the
+whole corpus ``--passes`` times; only the tools' own calls are timed. ``cold`` is the first pass (nothing
+cached yet in that process), ``warm`` the best later pass (the extractor's statement cache is warm then;
+peers get the same treatment). The ratio column compares each tool's figures to sqllineage's.
+
+    python benchmarks/bench_sql_throughput.py [--passes 3]      # or LINEAGE_BENCH_PASSES=10
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.sql_corpus.corpus import load_corpus  # noqa: E402
+from benchmarks.sql_peers.protocol import split_statements  # noqa: E402
+from benchmarks.sql_peers.runner import TOOLS, ToolRun, run_tool  # noqa: E402
+
+BASELINE = "sqllineage"
+
+
+def _rates(run: ToolRun, statements: int) -> tuple[float, float | None]:
+    """(cold, warm) statements per second; warm is ``None`` with a single pass."""
+    seconds = run.pass_seconds or []
+    cold = statements / seconds[0]
+    warm = statements / min(seconds[1:]) if len(seconds) > 1 else None
+    return cold, warm
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every tool over the corpus and print statements/s with the ratio to sqllineage."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--passes",
+        type=int,
+        default=int(os.environ.get("LINEAGE_BENCH_PASSES", "3")),
+        help="passes over the corpus per tool (first is cold); env LINEAGE_BENCH_PASSES",
+    )
+    args = parser.parse_args(argv)
+    if args.passes < 1:
+        parser.error("--passes must be at least 1")
+    cases = load_corpus()
+    statements = sum(len(split_statements(case.sql)) for case in cases)
+    runs = [run_tool(tool, cases, passes=args.passes) for tool in TOOLS]
+    rates = {run.tool.name: _rates(run, statements) for run in runs if not run.failure}
+    base_cold, base_warm = rates.get(BASELINE, (None, None))
+
+    print(f"SQL lineage throughput: {len(cases)} cases, {statements} statements, {args.passes} passes\n")
+    header = f"{'tool':<17}{'cold stmt/s':>12}{'warm stmt/s':>13}{'cold x':>9}{'warm x':>9}  failed"
+    print(header)
+    print("-" * len(header))
+    for run in runs:
+        if run.failure:
+            print(f"{run.tool.name:<17}  {run.failure}")
+            continue
+        cold, warm = rates[run.tool.name]
+        failed = sum(1 for result in (run.results or {}).values() if result["error"])
+        warm_text = f"{warm:13.1f}" if warm else f"{'-':>13}"
+        cold_ratio = f"{cold / base_cold:9.2f}" if base_cold else f"{'-':>9}"
+        warm_ratio = f"{warm / base_warm:9.2f}" if warm and base_warm else f"{'-':>9}"
+        print(f"{run.tool.name:<17}{cold:12.1f}{warm_text}{cold_ratio}{warm_ratio}  {failed}")
+    print(f"\n  x = statements/s relative to {BASELINE}; cold = first pass in a fresh process, warm = best later pass.")
+    print("  Statements a tool fails on still count: the time spent failing is part of its pass.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

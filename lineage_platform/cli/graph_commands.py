@@ -1,0 +1,35 @@
+"""`lineage graph …`: schema, serving, export and import of the lineage graph."""
+
+from __future__ import annotations
+
+import click
+
+from lineage_platform.cli import params as p
+
+
+@click.group()
+def graph() -> None:
+    """Create, serve, export and import the lineage graph."""
+
+
+@graph.command()
+@p.graph_url
+@click.option("--print-janusgraph", is_flag=True, help="Print the JanusGraph management script and exit.")
+def init(graph_url: str | None, print_janusgraph: bool) -> None:
+    """Apply the graph schema (labels, keys, unique constraints, indexes) to the graph."""
+    if print_janusgraph:
+        from graph_schema import load_schema
+        from graph_schema.janusgraph import janusgraph_script
+
+        click.echo(janusgraph_script(load_schema()))
+        return
+    from lineage_platform.graph.schema import apply_schema
+
+    report = apply_schema(graph_url)
+    click.echo(
+        f"schema v{report.version} applied to {report.url}: {report.vertex_labels} vertex labels, "
+        f"{report.edge_labels} edge labels, {report.unique_constraints} unique constraints, "
+        f"{report.indexed_keys} indexed keys"
+    )
+    if report.server_reply:
+        click.echo(f"server: {report.server_reply}")

@@ -1,0 +1,22 @@
+"""`lineage gremlin`: the Gremlin console, or a Gremlin script run non-interactively."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from lineage_platform.cli import params
+
+
+@click.command()
+@params.graph_url
+@click.argument("script_file", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def gremlin(graph_url: str | None, script_file: Path | None) -> None:
+    """Gremlin console on the lineage graph; with SCRIPT_FILE, run the script and exit (1 if a statement fails)."""
+    from lineage_platform.console import run_console, run_script
+
+    if script_file is None:
+        run_console(graph_url)
+    elif not run_script(script_file, graph_url):
+        raise click.ClickException(f"{script_file} stopped at a failing statement")

@@ -1,0 +1,111 @@
+"""`lineage trace NAME`: lineage of a table or column, up- and/or downstream."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from lineage_platform.cli import params as p
+
+FORMATS = ("tree", "json", "dot", "svg", "html")
+
+
+@click.command()
+@click.argument("name")
+@click.option("--up", "direction", flag_value="up", default=True, help="Trace upstream sources (default).")
+@click.option("--down", "direction", flag_value="down", help="Trace downstream destinations.")
+@click.option("--both", "direction", flag_value="both", help="Trace both ways.")
+@p.depth
+@click.option(
+    "--level", type=click.Choice(["table", "column"]), default=None, help="Level (default: the name's)."
+)
+@click.option("--include-weak", is_flag=True, help="Also follow weak (filter/join/group-by) column edges.")
+@click.option("--since", default=None, help="Only processes with a run at or after this ISO date.")
+@click.option(
+    "--fanout", type=int, default=200, show_default=True, help="Neighbours expanded per vertex and hop."
+)
+@click.option("--limit", type=int, default=100_000, show_default=True, help="Maximum vertices in the result.")
+@click.option(
+    "--format", "output_format", type=click.Choice(FORMATS), default="tree", show_default=True, help="Output."
+)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write to this file.")
+@p.graph_url
+def trace(
+    name: str,
+    direction: str,
+    depth: int | None,
+    level: str | None,
+    include_weak: bool,
+    since: str | None,
+    fanout: int,
+    limit: int,
+    output_format: str,
+    output: str | None,
+    graph_url: str | None,
+) -> None:
+    """Trace where a table or column comes from (--up) or goes to (--down)."""
+    from lineage_platform.graph import connect
+    from lineage_platform.trace import trace as run_trace
+
+    lineage = run_trace(
+        connect(graph_url),
+        name,
+        direction=direction,  # type: ignore[arg-type]
+        depth=depth,
+        level=level,  # type: ignore[arg-type]
+        include_weak=include_weak,
+        since=since,
+        fanout=fanout,
+        limit=limit,
+    )
+    renderers = {
+        "tree": lineage.to_tree,
+        "json": lineage.to_json,
+        "dot": lineage.to_dot,
+        "svg": lineage.to_svg,
+    }
+    text = {**renderers, "html": lineage.to_html}[output_format]()
+    if output:
+        Path(output).write_text(text)
+        click.echo(f"wrote {len(lineage.nodes)} vertices and {len(lineage.edges)} edges to {output}")
+    else:
+        click.echo(text)
+
+
+@click.command()
+@click.argument("name")
+@p.depth
+@click.option(
+    "--format", "output_format", type=click.Choice(["table", "json"]), default="table", help="Output."
+)
+@p.graph_url
+def impact(name: str, depth: int | None, output_format: str, graph_url: str | None) -> None:
+    """Downstream tables and columns of NAME with the jobs and users that would be affected."""
+    import json
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from lineage_platform.graph import connect
+    from lineage_platform.impact import impact as run_impact
+
+    report = run_impact(connect(graph_url), name, depth=depth)
+    if output_format == "json":
+        click.echo(json.dumps(report.to_dict(), indent=2, default=str))
+        return
+    table = Table(title=f"Impact of a change to {report.root}")
+    for column in ("hops", "kind", "dataset", "jobs", "users", "last run"):
+        table.add_column(column)
+    for entry in report.impacted:
+        table.add_row(
+            str(entry.hops),
+            entry.kind,
+            entry.qualified_name,
+            ", ".join(sorted(entry.jobs)),
+            ", ".join(sorted(entry.users)),
+            entry.last_run or "",
+        )
+    Console().print(table)
+    for note in report.notes:
+        click.echo(f"note: {note}")

@@ -1,0 +1,9 @@
+"""The graph layer: connect to a backend, the schema, and the batched idempotent lineage writer.
+
+Outside this package nothing imports ``graph.embedded`` or a transport: product code calls :func:`connect` and works
+with the gremlinpython ``GraphTraversalSource`` it returns.
+"""
+
+from lineage_platform.graph.connect import close_all, connect
+
+__all__ = ["close_all", "connect"]

@@ -1,0 +1,142 @@
+"""One URL picks the graph backend; everything above this module sees a gremlinpython GraphTraversalSource.
+
+| URL                          | backend                                                   |
+| ---------------------------- | --------------------------------------------------------- |
+| ``None``                     | the configured default (``LINEAGE_GRAPH_URL``)             |
+| ``embedded:PATH``            | the embedded engine on a durable store at PATH, in process |
+| ``memory:``                  | the embedded engine without persistence (tests, scratch)   |
+| ``ws://host:port/gremlin``   | JanusGraph / any Gremlin Server (also ``lineage graph serve``) |
+
+Transactions behave the same on every backend: outside ``g.tx()`` each traversal commits on its own, as a
+sessionless Gremlin Server request does; inside ``g.tx()`` the usual commit and rollback apply.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from pathlib import Path
+from typing import Any
+
+from gremlin_python.driver.remote_connection import RemoteConnection, RemoteTraversal
+from gremlin_python.process.anonymous_traversal import traversal
+from gremlin_python.process.graph_traversal import GraphTraversalSource
+
+from graph_schema import load_schema
+from lineage_platform.config import DEFAULT_GRAPH_PATH, load_settings
+from lineage_platform.errors import ConfigError
+
+_lock = threading.Lock()
+_embedded: dict[str, Any] = {}  # resolved store path (or "memory:<n>") -> EmbeddedGraph
+_remote: list[Any] = []  # open DriverRemoteConnections, closed at exit
+
+
+class EmbeddedRemoteConnection(RemoteConnection):
+    """A gremlinpython RemoteConnection that executes bytecode on an in-process EmbeddedGraph."""
+
+    def __init__(self, graph: Any, *, session: bool = False) -> None:
+        super().__init__(f"embedded:{graph.path or 'memory'}", "g")
+        self._graph = graph
+        self._session = session
+        self._tx: Any = None
+        self._closed = False
+
+    def submit(self, bytecode: Any) -> RemoteTraversal:
+        """Execute the bytecode; inside a session, within the session's transaction."""
+        if self._closed:
+            raise ConfigError("this graph connection is closed", hint="connect() again")
+        if self._session and self._tx is None:
+            self._tx = self._graph.begin()
+        return RemoteTraversal(iter(self._graph.execute(bytecode, self._tx)))
+
+    def is_closed(self) -> bool:
+        return self._closed
+
+    def is_session_bound(self) -> bool:
+        return self._session
+
+    def create_session(self) -> EmbeddedRemoteConnection:
+        """A connection bound to a new transaction (what ``g.tx().begin()`` asks for)."""
+        return EmbeddedRemoteConnection(self._graph, session=True)
+
+    def remove_session(self, session: EmbeddedRemoteConnection) -> None:
+        session.close()
+
+    def commit(self) -> None:
+        if self._tx is not None:
+            self._tx.commit()
+        self._tx = None
+
+    def rollback(self) -> None:
+        if self._tx is not None:
+            self._tx.rollback()
+        self._tx = None
+
+    def close(self) -> None:
+        """Close the connection; an open transaction is rolled back."""
+        if self._tx is not None and self._tx.is_open:
+            self._tx.rollback()
+        self._tx = None
+        self._closed = True
+
+
+def open_embedded(path: str | Path | None) -> Any:
+    """The process-wide EmbeddedGraph for a store path (None: a new memory-only graph), opened once."""
+    from lineage_platform.graph.embedded.engine import EmbeddedGraph
+
+    schema = load_schema()
+    with _lock:
+        key = str(Path(path).expanduser().resolve()) if path is not None else f"memory:{len(_embedded)}"
+        graph = _embedded.get(key)
+        if graph is None:
+            graph = EmbeddedGraph(
+                None if path is None else key, unique=schema.unique_keys, indexed=schema.indexed_keys
+            )
+            _embedded[key] = graph
+        return graph
+
+
+def _remote_connection(url: str) -> Any:
+    from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
+    from janusgraph_python.driver.serializer import JanusGraphBinarySerializersV1
+
+    settings = load_settings()
+    connection = DriverRemoteConnection(
+        url,
+        "g",
+        username=settings.graph_username or "",
+        password=settings.graph_password or "",
+        message_serializer=JanusGraphBinarySerializersV1(),
+    )
+    _remote.append(connection)
+    return connection
+
+
+def connect(url: str | None = None) -> GraphTraversalSource:
+    """A GraphTraversalSource on the graph named by ``url`` (default: the configured graph URL)."""
+    url = url or load_settings().graph_url
+    if url.startswith(("ws://", "wss://")):
+        return traversal().with_remote(_remote_connection(url))
+    if url == "memory:":
+        return traversal().with_remote(EmbeddedRemoteConnection(open_embedded(None)))
+    if url.startswith("embedded:"):
+        path = url.removeprefix("embedded:") or DEFAULT_GRAPH_PATH
+        return traversal().with_remote(EmbeddedRemoteConnection(open_embedded(path)))
+    raise ConfigError(
+        f"unknown graph URL {url!r}",
+        hint="use embedded:PATH, memory: or ws://host:port/gremlin (set LINEAGE_GRAPH_URL or --graph)",
+    )
+
+
+def close_all() -> None:
+    """Close every graph and connection this process opened (also run at exit)."""
+    with _lock:
+        for connection in _remote:
+            connection.close()
+        _remote.clear()
+        for graph in _embedded.values():
+            graph.close()
+        _embedded.clear()
+
+
+atexit.register(close_all)

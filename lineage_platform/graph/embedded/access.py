@@ -1,0 +1,86 @@
+"""Reading properties of stored elements the way Gremlin steps see them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from gremlin_python.process.traversal import T
+
+from lineage_platform.errors import TraversalError
+from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPropRec, VertexRec
+
+
+def properties_of(obj: Any, keys: tuple[str, ...], step_name: str) -> Iterator[VertexPropRec | PropRec]:
+    """properties(keys): vertex properties of a vertex, properties of an edge, meta-properties of a vertex property."""
+    if isinstance(obj, VertexRec):
+        if not keys:
+            for values in obj.props.values():
+                yield from values
+            return
+        for key in keys:
+            values = obj.props.get(key)
+            if values:
+                yield from values
+        return
+    if isinstance(obj, (EdgeRec, VertexPropRec)):
+        props = obj.props if isinstance(obj, EdgeRec) else obj.meta
+        if not props:
+            return
+        for key in keys or tuple(props):
+            if key in props:
+                yield PropRec(key, props[key], obj)
+        return
+    raise TraversalError(
+        f"{step_name}() needs a graph element but got {type(obj).__name__} {obj!r}",
+        hint=f"apply {step_name}() to vertices, edges or vertex properties",
+    )
+
+
+def values_of(obj: Any, keys: tuple[str, ...], step_name: str = "values") -> Iterator[Any]:
+    """values(keys): property values of an element (fast path without building property records)."""
+    if isinstance(obj, VertexRec):
+        props = obj.props
+        if len(keys) == 1:
+            values = props.get(keys[0])
+            if values:
+                for vp in values:
+                    yield vp.value
+            return
+        for key in keys or tuple(props):
+            for vp in props.get(key, ()):
+                yield vp.value
+        return
+    if isinstance(obj, dict) and keys:
+        for key in keys:
+            if key in obj:
+                yield obj[key]
+        return
+    for prop in properties_of(obj, keys, step_name):
+        yield prop.value
+
+
+def token_value(obj: Any, token: T, step_name: str) -> Any:
+    """The value of T.id / T.label / T.key / T.value for ``obj``."""
+    if token in (T.id, T.id_):
+        if isinstance(obj, (VertexRec, EdgeRec, VertexPropRec)):
+            return obj.id
+    elif token == T.label:
+        if isinstance(obj, (VertexRec, EdgeRec)):
+            return obj.label
+        if isinstance(obj, VertexPropRec):
+            return obj.key
+    elif token == T.key:
+        if isinstance(obj, (VertexPropRec, PropRec)):
+            return obj.key
+    elif token == T.value and isinstance(obj, (VertexPropRec, PropRec)):
+        return obj.value
+    raise TraversalError(
+        f"{step_name}() cannot read {token} from {type(obj).__name__} {obj!r}",
+        hint="T.id/T.label apply to elements, T.key/T.value to properties",
+    )
+
+
+def is_element(obj: Any) -> bool:
+    """True for stored vertices, edges and vertex properties."""
+    return isinstance(obj, (VertexRec, EdgeRec, VertexPropRec))

@@ -1,0 +1,242 @@
+"""EmbeddedGraph: executes gremlinpython bytecode in process, with TinkerGraph semantics, on an in-memory graph
+made durable by the store's write-ahead log when a path is given."""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from gremlin_python.process.traversal import Bytecode, Traverser
+
+from lineage_platform.errors import GraphError, TraversalError, UnsupportedStepError
+from lineage_platform.graph.embedded import (  # noqa: F401  (importing registers the steps)
+    filters,
+    steps_branch,
+    steps_graph,
+    steps_map,
+    steps_merge,
+    steps_navigation,
+    steps_reduce,
+)
+from lineage_platform.graph.embedded.detach import detach
+from lineage_platform.graph.embedded.memgraph import MemGraph
+from lineage_platform.graph.embedded.pipeline import (
+    MUTATING_STEPS,
+    SEED,
+    Compiler,
+    needs_paths,
+    uses_steps,
+)
+from lineage_platform.graph.embedded.transaction import GraphLock, Transaction
+
+# Strategies that only optimise or verify on TinkerGraph: the engine gives the same answers without them.
+_IGNORED_STRATEGIES = frozenset(
+    {
+        "ProductiveByStrategy",
+        "SeedStrategy",
+        "LazyBarrierStrategy",
+        "RepeatUnrollStrategy",
+        "PathRetractionStrategy",
+        "IncidentToAdjacentStrategy",
+        "FilterRankingStrategy",
+        "InlineFilterStrategy",
+        "MatchPredicateStrategy",
+        "AdjacentToIncidentStrategy",
+        "CountStrategy",
+        "EarlyLimitStrategy",
+        "IdentityRemovalStrategy",
+        "ConnectiveStrategy",
+        "OrderLimitStrategy",
+        "PathProcessorStrategy",
+        "ByModulatorOptimizationStrategy",
+        "ReservedKeysVerificationStrategy",
+        "EdgeLabelVerificationStrategy",
+        "StandardVerificationStrategy",
+        "ComputerVerificationStrategy",
+        "LambdaRestrictionStrategy",
+    }
+)
+
+
+def _strategy_name(strategy: Any) -> str:
+    return str(getattr(strategy, "strategy_name", type(strategy).__name__)).rsplit(".", 1)[-1]
+
+
+class EmbeddedGraph:
+    """An in-process Gremlin graph; see lineage_platform/graph/embedded/README.md for isolation and ids."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike | None = None,
+        *,
+        unique: Iterable[tuple[str, str]] = (),
+        indexed: Iterable[str] = (),
+        sync: bool = True,
+        lock_timeout: float = 30.0,
+    ) -> None:
+        """path None = memory only. unique: (vertex label, property key) pairs that must be unique; indexed:
+        vertex property keys with an exact-value index. sync: fsync each commit. lock_timeout: seconds to wait
+        for a transaction held by someone else."""
+        self.path = Path(path) if path is not None else None
+        self.graph = MemGraph(unique=unique, indexed=indexed)
+        self._lock = GraphLock(lock_timeout)
+        self._log: Any = None
+        self._closed = False
+        if self.path is not None:
+            self._open_store(self.path, sync)
+
+    def _open_store(self, path: Path, sync: bool) -> None:
+        from lineage_platform.graph.embedded.storage import DurableLog
+
+        log = DurableLog(path, sync=sync)
+        try:
+            state, pending = log.recover()
+            if state is not None:
+                self.graph.import_state(state)
+            for ops in pending:
+                self.graph.apply(ops)
+        except BaseException:
+            log.close()
+            raise
+        self._log = log
+
+    # ---------------------------------------------------------------- transactions
+    def begin(self) -> Transaction:
+        """An explicit transaction; it takes the graph lock at its first statement."""
+        self._require_open()
+        return Transaction(self._start_tx, self._finish_tx)
+
+    def _start_tx(self, owner: Any) -> None:
+        self._lock.acquire(owner)
+        self.graph.begin_changes()
+
+    def _finish_tx(self, owner: Any, commit: bool) -> None:
+        try:
+            if commit:
+                self._commit_changes()
+            else:
+                self.graph.rollback_changes()
+        finally:
+            self._lock.release(owner)
+
+    def _commit_changes(self) -> None:
+        if self._log is None or not self.graph.has_changes:
+            self.graph.commit_changes()
+            return
+        ops = self.graph.pending_ops()
+        try:
+            self._log.append(ops)
+        except BaseException:
+            self.graph.rollback_changes()
+            raise
+        self.graph.commit_changes()
+        if self._log.should_checkpoint():
+            self._log.checkpoint(self.graph.export_state())
+
+    # ---------------------------------------------------------------- execution
+    def execute(self, bytecode: Bytecode, tx: Transaction | None = None) -> list[Traverser]:
+        """Run one traversal; tx None = autocommit (committed on success, rolled back on error)."""
+        self._require_open()
+        if not isinstance(bytecode, Bytecode):
+            bytecode = getattr(bytecode, "bytecode", bytecode)
+        if tx is not None:
+            tx.ensure_started()
+            mark = self.graph.savepoint()
+            try:
+                return self._run(bytecode)
+            except BaseException:
+                self.graph.rollback_to(mark)
+                raise
+        autocommit = Transaction(self._start_tx, self._finish_tx)
+        autocommit.ensure_started()
+        try:
+            results = self._run(bytecode)
+        except BaseException:
+            autocommit.rollback()
+            raise
+        autocommit.commit()
+        return results
+
+    def _run(self, bytecode: Bytecode) -> list[Traverser]:
+        mutating = uses_steps(bytecode, MUTATING_STEPS)
+        compiler = Compiler(self.graph, track_paths=needs_paths(bytecode), mutating=mutating)
+        self._apply_source(bytecode, compiler, mutating)
+        pipeline = compiler.compile(bytecode, anonymous=False)
+        results = []
+        for t in pipeline.run((compiler.start(SEED),)):
+            if t.obj is SEED:
+                continue
+            results.append(Traverser(detach(t.obj), t.bulk))
+        return results
+
+    def _apply_source(self, bytecode: Bytecode, compiler: Compiler, mutating: bool) -> None:
+        for name, *args in bytecode.source_instructions:
+            if name == "withSideEffect":
+                compiler.side_effects[args[0]] = copy.deepcopy(args[1])
+            elif name == "withSack":
+                initial = args[0]
+                compiler.sack_initial = lambda initial=initial: copy.deepcopy(initial)
+                compiler.sack_merge = args[1] if len(args) > 1 else None
+            elif name == "withStrategies":
+                for strategy in args:
+                    self._check_strategy(strategy, mutating)
+            elif name in ("withoutStrategies", "with", "withBulk", "withPath"):
+                continue
+            elif name == "withComputer":
+                raise UnsupportedStepError(
+                    "withComputer() (OLAP) is not supported by the embedded engine",
+                    hint="run OLAP traversals against JanusGraph with Spark, or drop withComputer()",
+                )
+            elif name == "tx":
+                raise TraversalError(
+                    f"tx {args[0] if args else ''} must be sent on its own, not inside a traversal",
+                    hint="use g.tx() to commit or roll back",
+                )
+            else:
+                raise UnsupportedStepError(
+                    f"source step {name}() is not supported by the embedded engine", hint="remove it"
+                )
+
+    @staticmethod
+    def _check_strategy(strategy: Any, mutating: bool) -> None:
+        name = _strategy_name(strategy)
+        if name == "ReadOnlyStrategy":
+            if mutating:
+                raise TraversalError(
+                    "The provided traversal has a mutating step and thus is not read only",
+                    hint="remove ReadOnlyStrategy or the writing steps",
+                )
+            return
+        if name in _IGNORED_STRATEGIES:
+            return
+        raise UnsupportedStepError(
+            f"strategy {name} is not supported by the embedded engine",
+            hint="filter explicitly in the traversal instead of using the strategy",
+        )
+
+    # ---------------------------------------------------------------- lifecycle
+    def _require_open(self) -> None:
+        if self._closed:
+            raise GraphError("this embedded graph is closed", hint="open a new EmbeddedGraph")
+
+    def close(self) -> None:
+        """Checkpoint the store (if any) and release it."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._log is not None:
+            self._lock.acquire(self)
+            try:
+                self._log.checkpoint(self.graph.export_state())
+                self._log.close()
+            finally:
+                self._lock.release(self)
+
+    def __enter__(self) -> EmbeddedGraph:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,500 @@
+"""The in-memory property graph the embedded engine executes against.
+
+Elements are small ``__slots__`` records; each vertex keeps its adjacency per edge label (out and in), the graph keeps
+a label index and exact-value indexes for the configured keys. Every write is recorded twice while a change set is
+open: an undo closure (so a rollback restores the graph) and a redo op tuple (handed to the durable log on commit;
+the op shapes are documented in ``apply``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+from typing import Any
+
+from lineage_platform.errors import ConstraintViolation, TraversalError
+
+Op = tuple
+_SUPPORTED_SCALARS = (str, int, float, bool, bytes)
+
+
+class VertexRec:
+    """A stored vertex: id, label, multi-properties (key -> list of VertexPropRec) and adjacency by edge label."""
+
+    __slots__ = ("id", "label", "props", "out_e", "in_e")
+
+    def __init__(self, vid: Any, label: str) -> None:
+        self.id = vid
+        self.label = label
+        self.props: dict[str, list[VertexPropRec]] = {}
+        self.out_e: dict[str, dict[Any, EdgeRec]] = {}
+        self.in_e: dict[str, dict[Any, EdgeRec]] = {}
+
+    def __repr__(self) -> str:
+        return f"v[{self.id}]"
+
+
+class EdgeRec:
+    """A stored edge from ``out_v`` to ``in_v`` with single-valued properties."""
+
+    __slots__ = ("id", "label", "out_v", "in_v", "props")
+
+    def __init__(self, eid: Any, label: str, out_v: VertexRec, in_v: VertexRec) -> None:
+        self.id = eid
+        self.label = label
+        self.out_v = out_v
+        self.in_v = in_v
+        self.props: dict[str, Any] | None = None
+
+    def __repr__(self) -> str:
+        return f"e[{self.id}][{self.out_v.id}-{self.label}->{self.in_v.id}]"
+
+
+class VertexPropRec:
+    """One value of a vertex property, with its own id and optional meta-properties."""
+
+    __slots__ = ("id", "key", "value", "vertex", "meta")
+
+    def __init__(self, vpid: Any, key: str, value: Any, vertex: VertexRec) -> None:
+        self.id = vpid
+        self.key = key
+        self.value = value
+        self.vertex = vertex
+        self.meta: dict[str, Any] | None = None
+
+    @property
+    def label(self) -> str:
+        """A vertex property's label is its key."""
+        return self.key
+
+    def __repr__(self) -> str:
+        return f"vp[{self.key}->{self.value!r}]"
+
+
+class PropRec:
+    """A key/value property of an edge or a meta-property of a vertex property (made on demand).
+
+    As in TinkerPop, two properties are equal when key and value are, whatever element holds them."""
+
+    __slots__ = ("key", "value", "element")
+
+    def __init__(self, key: str, value: Any, element: EdgeRec | VertexPropRec) -> None:
+        self.key = key
+        self.value = value
+        self.element = element
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, PropRec)
+            and self.key == other.key
+            and type(self.value) is type(other.value)
+            and self.value == other.value
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __repr__(self) -> str:
+        return f"p[{self.key}->{self.value!r}]"
+
+
+def index_key(value: Any) -> Hashable:
+    """A hashable key for exact-value indexes; candidates found through it are re-checked with the real predicate."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    try:
+        hash(value)
+    except TypeError:
+        return ("repr", repr(value))
+    return value
+
+
+def check_value(key: str, value: Any) -> None:
+    """Reject property values the store cannot hold."""
+    if value is None:
+        raise TraversalError(
+            f"property '{key}' cannot be set to null",
+            hint="drop the property instead (properties('key').drop()) or omit it",
+        )
+    if isinstance(value, _SUPPORTED_SCALARS):
+        return
+    if isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            check_value(key, item)
+        return
+    if isinstance(value, dict):
+        for k, v in value.items():
+            check_value(key, k)
+            check_value(key, v)
+        return
+    import datetime
+    import decimal
+    import uuid
+
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.timedelta, decimal.Decimal, uuid.UUID)):
+        return
+    raise TraversalError(
+        f"property '{key}' has a value of unsupported type {type(value).__name__}",
+        hint="use str, int, float, bool, bytes, datetime, Decimal, UUID or lists/sets/maps of them",
+    )
+
+
+class MemGraph:
+    """The graph state plus the change log of the transaction that is open on it (at most one)."""
+
+    def __init__(self, *, unique: Iterable[tuple[str, str]] = (), indexed: Iterable[str] = ()) -> None:
+        self.vertices: dict[Any, VertexRec] = {}
+        self.edges: dict[Any, EdgeRec] = {}
+        self.vertices_by_label: dict[str, dict[Any, VertexRec]] = {}
+        self.unique: frozenset[tuple[str, str]] = frozenset(unique)
+        self.indexed_keys: frozenset[str] = frozenset(indexed) | {key for _, key in self.unique}
+        self.indexes: dict[str, dict[Hashable, dict[Any, VertexRec]]] = {k: {} for k in self.indexed_keys}
+        self.next_id = 0
+        self._undo: list[Callable[[], None]] = []
+        self._redo: list[Op] = []
+        self._logging = False
+
+    # ---------------------------------------------------------------- change sets
+    def begin_changes(self) -> None:
+        """Start recording undo closures and redo ops."""
+        self._undo.clear()
+        self._redo.clear()
+        self._logging = True
+
+    def commit_changes(self) -> list[Op]:
+        """Stop recording; return the redo ops of the change set."""
+        ops = list(self._redo)
+        self._undo.clear()
+        self._redo.clear()
+        self._logging = False
+        return ops
+
+    def pending_ops(self) -> list[Op]:
+        """The redo ops written so far in the open change set."""
+        return list(self._redo)
+
+    def rollback_changes(self) -> None:
+        """Undo every write of the open change set, newest first."""
+        self._logging = False
+        try:
+            while self._undo:
+                self._undo.pop()()
+        finally:
+            self._redo.clear()
+
+    def savepoint(self) -> int:
+        """A marker for :meth:`rollback_to` (statement-level atomicity inside a transaction)."""
+        return len(self._undo)
+
+    def rollback_to(self, mark: int) -> None:
+        """Undo the writes made since ``mark``; the change set stays open."""
+        logging, self._logging = self._logging, False
+        try:
+            while len(self._undo) > mark:
+                self._undo.pop()()
+            del self._redo[mark:]
+        finally:
+            self._logging = logging
+
+    @property
+    def has_changes(self) -> bool:
+        """True when the open change set has written something."""
+        return bool(self._redo)
+
+    def _log(self, redo: Op, undo: Callable[[], None]) -> None:
+        if self._logging:
+            self._redo.append(redo)
+            self._undo.append(undo)
+
+    # ---------------------------------------------------------------- ids
+    def new_id(self) -> int:
+        """A fresh integer id (one counter for vertices, edges and vertex properties, as TinkerGraph does)."""
+        nid = self.next_id
+        while nid in self.vertices or nid in self.edges:
+            nid += 1
+        self.next_id = nid + 1
+        return nid
+
+    def _see_id(self, given: Any) -> None:
+        if isinstance(given, int) and not isinstance(given, bool) and given >= self.next_id:
+            self.next_id = given + 1
+
+    # ---------------------------------------------------------------- vertices
+    def add_vertex(self, label: str, vid: Any = None) -> VertexRec:
+        """Create a vertex; ``vid`` None generates an id."""
+        if vid is None:
+            vid = self.new_id()
+        elif vid in self.vertices:
+            raise TraversalError(
+                f"Vertex with id already exists: {vid}", hint="use a different T.id or mergeV() to upsert"
+            )
+        else:
+            self._see_id(vid)
+        v = VertexRec(vid, label)
+        self.vertices[vid] = v
+        self.vertices_by_label.setdefault(label, {})[vid] = v
+        self._log(("addV", vid, label), lambda: self._unlink_vertex(v))
+        return v
+
+    def _unlink_vertex(self, v: VertexRec) -> None:
+        del self.vertices[v.id]
+        by_label = self.vertices_by_label[v.label]
+        del by_label[v.id]
+        if not by_label:
+            del self.vertices_by_label[v.label]
+
+    def _relink_vertex(self, v: VertexRec) -> None:
+        self.vertices[v.id] = v
+        self.vertices_by_label.setdefault(v.label, {})[v.id] = v
+
+    def drop_vertex(self, v: VertexRec) -> None:
+        """Remove a vertex with its edges and properties."""
+        if self.vertices.get(v.id) is not v:
+            return
+        for adjacency in (v.out_e, v.in_e):
+            for edges in list(adjacency.values()):
+                for e in list(edges.values()):
+                    self.drop_edge(e)
+        for vps in list(v.props.values()):
+            for vp in list(vps):
+                self.drop_vertex_property(vp)
+        self._unlink_vertex(v)
+        self._log(("dropV", v.id), lambda: self._relink_vertex(v))
+
+    # ---------------------------------------------------------------- edges
+    def add_edge(self, label: str, out_v: VertexRec, in_v: VertexRec, eid: Any = None) -> EdgeRec:
+        """Create an edge ``out_v -label-> in_v``."""
+        if eid is None:
+            eid = self.new_id()
+        elif eid in self.edges:
+            raise TraversalError(f"Edge with id already exists: {eid}", hint="use a different T.id")
+        else:
+            self._see_id(eid)
+        e = EdgeRec(eid, label, out_v, in_v)
+        self._link_edge(e)
+        self._log(("addE", eid, label, out_v.id, in_v.id), lambda: self._unlink_edge(e))
+        return e
+
+    def _link_edge(self, e: EdgeRec) -> None:
+        self.edges[e.id] = e
+        e.out_v.out_e.setdefault(e.label, {})[e.id] = e
+        e.in_v.in_e.setdefault(e.label, {})[e.id] = e
+
+    def _unlink_edge(self, e: EdgeRec) -> None:
+        del self.edges[e.id]
+        for adjacency in (e.out_v.out_e, e.in_v.in_e):
+            bucket = adjacency[e.label]
+            del bucket[e.id]
+            if not bucket:
+                del adjacency[e.label]
+
+    def drop_edge(self, e: EdgeRec) -> None:
+        """Remove an edge."""
+        if self.edges.get(e.id) is not e:
+            return
+        self._unlink_edge(e)
+        self._log(("dropE", e.id), lambda: self._link_edge(e))
+
+    def set_edge_property(self, e: EdgeRec, key: str, value: Any) -> None:
+        """Set (replace) an edge property."""
+        check_value(key, value)
+        props = e.props if e.props is not None else {}
+        e.props = props
+        had, old = key in props, props.get(key)
+        props[key] = value
+
+        def undo() -> None:
+            if had:
+                props[key] = old
+            else:
+                del props[key]
+
+        self._log(("setEP", e.id, key, value), undo)
+
+    def drop_edge_property(self, e: EdgeRec, key: str) -> None:
+        """Remove an edge property if present."""
+        if not e.props or key not in e.props:
+            return
+        props, old = e.props, e.props.pop(key)
+        self._log(("dropEP", e.id, key), lambda: props.__setitem__(key, old))
+
+    # ---------------------------------------------------------------- vertex properties
+    def add_vertex_property(self, v: VertexRec, key: str, value: Any, vpid: Any = None) -> VertexPropRec:
+        """Append one value to a vertex's (multi-)property, enforcing unique constraints."""
+        check_value(key, value)
+        if (v.label, key) in self.unique:
+            self._check_unique(v, key, value)
+        if vpid is None:
+            vpid = self.new_id()
+        else:
+            self._see_id(vpid)
+        vp = VertexPropRec(vpid, key, value, v)
+        self._link_vp(vp)
+        self._log(("addVP", v.id, vpid, key, value), lambda: self._unlink_vp(vp))
+        return vp
+
+    def _check_unique(self, v: VertexRec, key: str, value: Any) -> None:
+        for other in self.indexes[key].get(index_key(value), {}).values():
+            if other is not v and other.label == v.label and any(
+                type(vp.value) is type(value) and vp.value == value for vp in other.props.get(key, ())
+            ):
+                raise ConstraintViolation(
+                    f"a '{v.label}' vertex with {key}={value!r} already exists (id {other.id})",
+                    hint="use mergeV() to upsert, or pick another value",
+                )
+
+    def _link_vp(self, vp: VertexPropRec) -> None:
+        vp.vertex.props.setdefault(vp.key, []).append(vp)
+        if vp.key in self.indexed_keys:
+            self.indexes[vp.key].setdefault(index_key(vp.value), {})[vp.vertex.id] = vp.vertex
+
+    def _unlink_vp(self, vp: VertexPropRec) -> None:
+        v = vp.vertex
+        values = v.props[vp.key]
+        values.remove(vp)
+        if not values:
+            del v.props[vp.key]
+        if vp.key in self.indexed_keys:
+            ikey = index_key(vp.value)
+            bucket = self.indexes[vp.key][ikey]
+            if not any(index_key(other.value) == ikey for other in v.props.get(vp.key, ())):
+                bucket.pop(v.id, None)
+                if not bucket:
+                    del self.indexes[vp.key][ikey]
+
+    def drop_vertex_property(self, vp: VertexPropRec) -> None:
+        """Remove one vertex property value (with its meta-properties)."""
+        if vp not in vp.vertex.props.get(vp.key, ()):
+            return
+        position = vp.vertex.props[vp.key].index(vp)
+        self._unlink_vp(vp)
+
+        def undo() -> None:
+            self._link_vp(vp)
+            values = vp.vertex.props[vp.key]
+            values.insert(position, values.pop())
+
+        self._log(("dropVP", vp.vertex.id, vp.id), undo)
+
+    def set_meta(self, vp: VertexPropRec, key: str, value: Any) -> None:
+        """Set a meta-property on a vertex property."""
+        check_value(key, value)
+        meta = vp.meta if vp.meta is not None else {}
+        vp.meta = meta
+        had, old = key in meta, meta.get(key)
+        meta[key] = value
+
+        def undo() -> None:
+            if had:
+                meta[key] = old
+            else:
+                del meta[key]
+
+        self._log(("setMeta", vp.vertex.id, vp.id, key, value), undo)
+
+    def drop_meta(self, vp: VertexPropRec, key: str) -> None:
+        """Remove a meta-property if present."""
+        if not vp.meta or key not in vp.meta:
+            return
+        meta, old = vp.meta, vp.meta.pop(key)
+        self._log(("dropMeta", vp.vertex.id, vp.id, key), lambda: meta.__setitem__(key, old))
+
+    # ---------------------------------------------------------------- lookups
+    def vertices_with(self, key: str, value: Any) -> Iterable[VertexRec] | None:
+        """Index candidates for ``has(key, value)``, or None when ``key`` is not indexed."""
+        if key not in self.indexed_keys:
+            return None
+        return self.indexes[key].get(index_key(value), {}).values()
+
+    # ---------------------------------------------------------------- replay and snapshots
+    def apply(self, ops: Iterable[Op]) -> None:
+        """Replay redo ops (from the durable log) without recording them.
+
+        Ops: ("addV", vid, label) ("dropV", vid) ("addE", eid, label, out_vid, in_vid) ("dropE", eid)
+        ("addVP", vid, vpid, key, value) ("dropVP", vid, vpid) ("setMeta", vid, vpid, key, value)
+        ("dropMeta", vid, vpid, key) ("setEP", eid, key, value) ("dropEP", eid, key).
+        """
+        logging, self._logging = self._logging, False
+        try:
+            for op in ops:
+                self._apply_one(op)
+        finally:
+            self._logging = logging
+
+    def _find_vp(self, vid: Any, vpid: Any) -> VertexPropRec:
+        for values in self.vertices[vid].props.values():
+            for vp in values:
+                if vp.id == vpid:
+                    return vp
+        raise KeyError(vpid)
+
+    def _apply_one(self, op: Op) -> None:
+        kind = op[0]
+        if kind == "addV":
+            self.add_vertex(op[2], op[1])
+        elif kind == "dropV":
+            self.drop_vertex(self.vertices[op[1]])
+        elif kind == "addE":
+            self.add_edge(op[2], self.vertices[op[3]], self.vertices[op[4]], op[1])
+        elif kind == "dropE":
+            self.drop_edge(self.edges[op[1]])
+        elif kind == "addVP":
+            vp = VertexPropRec(op[2], op[3], op[4], self.vertices[op[1]])
+            self._see_id(op[2])
+            self._link_vp(vp)
+        elif kind == "dropVP":
+            self.drop_vertex_property(self._find_vp(op[1], op[2]))
+        elif kind == "setMeta":
+            self.set_meta(self._find_vp(op[1], op[2]), op[3], op[4])
+        elif kind == "dropMeta":
+            self.drop_meta(self._find_vp(op[1], op[2]), op[3])
+        elif kind == "setEP":
+            self.set_edge_property(self.edges[op[1]], op[2], op[3])
+        elif kind == "dropEP":
+            self.drop_edge_property(self.edges[op[1]], op[2])
+        else:
+            raise ValueError(f"unknown graph op {kind!r}")
+
+    def export_state(self) -> tuple:
+        """A compact, picklable snapshot: flat tuples of vertices, vertex properties and edges."""
+        vertices = [(v.id, v.label) for v in self.vertices.values()]
+        vprops = [
+            (v.id, vp.id, vp.key, vp.value, vp.meta)
+            for v in self.vertices.values()
+            for values in v.props.values()
+            for vp in values
+        ]
+        edges = [(e.id, e.label, e.out_v.id, e.in_v.id, e.props) for e in self.edges.values()]
+        return (1, self.next_id, vertices, vprops, edges)
+
+    def import_state(self, state: tuple) -> None:
+        """Load a snapshot made by :meth:`export_state` into this (empty) graph."""
+        _version, next_id, vertices, vprops, edges = state
+        by_id = self.vertices
+        by_label = self.vertices_by_label
+        for vid, label in vertices:
+            v = VertexRec(vid, label)
+            by_id[vid] = v
+            bucket = by_label.get(label)
+            if bucket is None:
+                bucket = by_label[label] = {}
+            bucket[vid] = v
+        for vid, vpid, key, value, meta in vprops:
+            vp = VertexPropRec(vpid, key, value, by_id[vid])
+            vp.meta = meta
+            self._link_vp(vp)
+        all_edges = self.edges
+        for eid, label, out_id, in_id, props in edges:
+            e = EdgeRec(eid, label, by_id[out_id], by_id[in_id])
+            e.props = props
+            all_edges[eid] = e
+            out_adj = e.out_v.out_e
+            bucket = out_adj.get(label)
+            if bucket is None:
+                bucket = out_adj[label] = {}
+            bucket[eid] = e
+            in_adj = e.in_v.in_e
+            bucket = in_adj.get(label)
+            if bucket is None:
+                bucket = in_adj[label] = {}
+            bucket[eid] = e
+        self.next_id = max(self.next_id, next_id)

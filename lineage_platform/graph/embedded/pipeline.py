@@ -1,0 +1,323 @@
+"""The execution model: traversers, paths, compiled pipelines and the step registry.
+
+A traversal compiles to a :class:`Pipeline`: a list of step functions, each turning an iterator of :class:`Trav` into
+another (lazy generators; barrier steps collect). Paths are only tracked when the traversal needs them
+(``path``, ``select``, ``simplePath``, ...), so plain navigation creates one small object per traverser and step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from gremlin_python.process.traversal import Bytecode, CardinalityValue, Direction, Traversal
+
+from lineage_platform.errors import TraversalError, UnsupportedStepError
+from lineage_platform.graph.embedded.memgraph import MemGraph
+from lineage_platform.graph.embedded.values import hash_key
+
+# Steps whose presence anywhere in a traversal switches path tracking on.
+PATH_STEPS = frozenset({"path", "simplePath", "cyclicPath", "select", "where", "match", "tree", "otherV"})
+# Instructions that modify the step before them instead of being steps themselves.
+MODULATORS = frozenset({"by", "times", "until", "emit", "option", "with", "from", "to", "read", "write"})
+# Steps whose writes can invalidate adjacency/index iterators: navigation snapshots when any is present.
+MUTATING_STEPS = frozenset({"addV", "addE", "property", "drop", "mergeV", "mergeE"})
+# Steps folded into the step before them: has-filters into V()/E() (index use), property() into addV()/addE().
+_FOLDS = {
+    "V": frozenset({"has", "hasLabel", "hasId"}),
+    "E": frozenset({"has", "hasLabel", "hasId"}),
+    "addV": frozenset({"property"}),
+    "addE": frozenset({"property"}),
+}
+# Modulators that may also come before the step they modify (until(...).repeat(...)).
+LEADING_MODULATORS = frozenset({"until", "emit", "times"})
+
+
+class PathNode:
+    """One entry of a persistent (shared-tail) path: the object and the labels it was given."""
+
+    __slots__ = ("prev", "obj", "labels")
+
+    def __init__(self, prev: PathNode | None, obj: Any, labels: tuple[str, ...] = ()) -> None:
+        self.prev = prev
+        self.obj = obj
+        self.labels = labels
+
+    def entries(self) -> list[PathNode]:
+        """All entries, oldest first."""
+        out: list[PathNode] = []
+        node: PathNode | None = self
+        while node is not None:
+            out.append(node)
+            node = node.prev
+        out.reverse()
+        return out
+
+    def objects(self) -> list[Any]:
+        """The path's objects, oldest first."""
+        return [n.obj for n in self.entries()]
+
+    def labelled(self, label: str) -> list[Any]:
+        """Objects carrying ``label``, oldest first."""
+        return [n.obj for n in self.entries() if label in n.labels]
+
+
+class Trav:
+    """A traverser: the current object, its bulk, its path (None when paths are not tracked), loop counters, sack."""
+
+    __slots__ = ("obj", "bulk", "path", "loops", "sack")
+
+    def __init__(
+        self, obj: Any, bulk: int = 1, path: PathNode | None = None, loops: tuple = (), sack: Any = None
+    ) -> None:
+        self.obj = obj
+        self.bulk = bulk
+        self.path = path
+        self.loops = loops
+        self.sack = sack
+
+    def split(self, obj: Any) -> Trav:
+        """A traverser moved on to ``obj`` (extends the path when tracked)."""
+        path = self.path
+        return Trav(obj, self.bulk, None if path is None else PathNode(path, obj), self.loops, self.sack)
+
+    def replace(self, obj: Any) -> Trav:
+        """A traverser for ``obj`` that keeps the path as it is (filters, side-effects, branch results)."""
+        return Trav(obj, self.bulk, self.path, self.loops, self.sack)
+
+    def with_bulk(self, bulk: int) -> Trav:
+        """The same traverser with another bulk."""
+        return Trav(self.obj, bulk, self.path, self.loops, self.sack)
+
+    def merge_key(self) -> Any:
+        """Traversers with equal keys can be merged by adding their bulks."""
+        return (hash_key(self.obj), id(self.path) if self.path is not None else None, self.loops, hash_key(self.sack))
+
+
+StepFn = Callable[[Iterator[Trav]], Iterator[Trav]]
+
+
+@dataclass
+class StepCall:
+    """One step of a traversal with its arguments, modulators (by, times, option, ...) and `as` labels."""
+
+    name: str
+    args: list[Any]
+    modulators: list[tuple[str, list[Any]]] = field(default_factory=list)
+    leading: list[tuple[str, list[Any]]] = field(default_factory=list)
+    folded: list[StepCall] = field(default_factory=list)
+
+    def modulator_args(self, name: str) -> list[list[Any]]:
+        """Argument lists of every modulator called ``name``, in order."""
+        return [args for mod, args in self.modulators if mod == name]
+
+
+StepCompiler = Callable[[StepCall, "Compiler"], StepFn]
+_REGISTRY: dict[str, StepCompiler] = {}
+
+
+def step(*names: str) -> Callable[[StepCompiler], StepCompiler]:
+    """Register a compiler function for one or more step names."""
+
+    def register(fn: StepCompiler) -> StepCompiler:
+        for name in names:
+            _REGISTRY[name] = fn
+        return fn
+
+    return register
+
+
+def as_bytecode(value: Any) -> Bytecode | None:
+    """The bytecode of a nested traversal argument (Bytecode or GraphTraversal), else None."""
+    if isinstance(value, CardinalityValue):
+        return None
+    if isinstance(value, Bytecode):
+        return value
+    if isinstance(value, Traversal):
+        return value.bytecode
+    return None
+
+
+def group_steps(instructions: list[list[Any]]) -> list[StepCall]:
+    """Attach modulators to the step they modify, keeping steps in order."""
+    calls: list[StepCall] = []
+    pending: list[tuple[str, list[Any]]] = []
+    for name, *args in instructions:
+        if name in LEADING_MODULATORS and (not calls or calls[-1].name != "repeat"):
+            pending.append((name, args))
+            continue
+        if name == "to" and args and isinstance(args[0], Direction):
+            name, args = _DIRECTION_STEPS[args[0]], args[1:]
+        if name in MODULATORS:
+            if not calls:
+                raise TraversalError(
+                    f"{name}() must follow a step it modulates", hint=f"put {name}() after the step it configures"
+                )
+            calls[-1].modulators.append((name, args))
+            continue
+        if pending and name != "repeat":
+            raise TraversalError(
+                f"{pending[0][0]}() must be used with repeat()", hint="write until()/emit()/times() next to repeat()"
+            )
+        calls.append(StepCall(name, args, leading=pending))
+        pending = []
+    if pending:
+        raise TraversalError(
+            f"{pending[0][0]}() must be used with repeat()", hint="write until()/emit()/times() next to repeat()"
+        )
+    return _fold(calls)
+
+
+_DIRECTION_STEPS = {Direction.OUT: "out", Direction.IN: "in", Direction.BOTH: "both"}
+
+
+def _split(calls: list[StepCall], connective: str) -> list[list[StepCall]]:
+    parts: list[list[StepCall]] = [[]]
+    for call in calls:
+        if call.name == connective and not call.args:
+            parts.append([])
+        else:
+            parts[-1].append(call)
+    return parts
+
+
+def rewrite_connectives(calls: list[StepCall], *, anonymous: bool) -> list[StepCall]:
+    """Infix ``a.and().b`` / ``a.or().b`` become and(a, b) / or(a, b) filters; and binds tighter than or.
+
+    In a root traversal the start step and its as-labels stay outside the filter."""
+    if not any(c.name in ("and", "or") and not c.args for c in calls):
+        return calls
+    start = 0
+    if not anonymous:
+        start = 1
+        while start < len(calls) and calls[start].name == "as":
+            start += 1
+
+    def conjunction(part: list[StepCall]) -> list[StepCall]:
+        operands = _split(part, "and")
+        return operands[0] if len(operands) == 1 else [StepCall("and", list(operands))]
+
+    alternatives = [conjunction(part) for part in _split(calls[start:], "or")]
+    if len(alternatives) == 1:
+        return calls[:start] + alternatives[0]
+    return calls[:start] + [StepCall("or", alternatives)]
+
+
+def _fold(calls: list[StepCall]) -> list[StepCall]:
+    out: list[StepCall] = []
+    for call in calls:
+        host = out[-1] if out else None
+        if host is not None and call.name in _FOLDS.get(host.name, ()) and not call.modulators:
+            if not host.modulators or host.name in ("addV", "addE"):
+                host.folded.append(call)
+                continue
+        out.append(call)
+    return out
+
+
+def uses_steps(bytecode: Bytecode, names: frozenset[str]) -> bool:
+    """True when the traversal (or a nested one) uses any of the named steps."""
+    for name, *args in bytecode.step_instructions:
+        if name in names:
+            return True
+        for arg in args:
+            nested = as_bytecode(arg)
+            if nested is not None and uses_steps(nested, names):
+                return True
+    return False
+
+
+def needs_paths(bytecode: Bytecode) -> bool:
+    """True when the traversal (or a nested one) reads paths or as-labels (dedup/from/to with labels too)."""
+    for name, *args in bytecode.step_instructions:
+        labelled = name in ("dedup", "from", "to") and any(isinstance(a, str) for a in args)
+        if name in PATH_STEPS or labelled:
+            return True
+        for arg in args:
+            nested = as_bytecode(arg)
+            if nested is not None and needs_paths(nested):
+                return True
+    return False
+
+
+class Pipeline:
+    """A compiled traversal: apply it to any stream of traversers."""
+
+    def __init__(self, steps: list[StepFn]) -> None:
+        self.steps = steps
+
+    def run(self, travs: Iterable[Trav]) -> Iterator[Trav]:
+        """Push ``travs`` through every step (lazily)."""
+        stream: Iterator[Trav] = iter(travs)
+        for fn in self.steps:
+            stream = fn(stream)
+        return stream
+
+    def first(self, t: Trav) -> Trav | None:
+        """The first traverser this pipeline produces from ``t`` (or None)."""
+        return next(self.run((t,)), None)
+
+    def has_result(self, t: Trav) -> bool:
+        """True when the pipeline produces anything from ``t``."""
+        return next(self.run((t,)), None) is not None
+
+    def objects(self, t: Trav) -> list[Any]:
+        """Every object produced from ``t`` (bulk expanded)."""
+        return [r.obj for r in self.run((t,)) for _ in range(r.bulk)]
+
+
+IDENTITY = Pipeline([])
+SEED: Any = object()  # the object of the single traverser a root traversal starts from
+
+
+class Compiler:
+    """Compiles bytecode against one graph for one execution (holds the side effects and settings)."""
+
+    def __init__(
+        self, graph: MemGraph, *, track_paths: bool, mutating: bool, side_effects: dict[str, Any] | None = None
+    ) -> None:
+        self.graph = graph
+        self.track_paths = track_paths
+        self.mutating = mutating
+        self.side_effects: dict[str, Any] = side_effects if side_effects is not None else {}
+        self.sack_initial: Callable[[], Any] | None = None
+        self.sack_merge: Any = None
+        self.read_only = False
+
+    def compile(self, bytecode: Bytecode | list[StepCall], *, anonymous: bool = True) -> Pipeline:
+        """Compile a traversal (``anonymous`` False for the root one, whose first step is its start)."""
+        calls = group_steps(bytecode.step_instructions) if isinstance(bytecode, Bytecode) else bytecode
+        calls = rewrite_connectives(calls, anonymous=anonymous)
+        steps = []
+        for call in calls:
+            fn = _REGISTRY.get(call.name)
+            if fn is None:
+                raise UnsupportedStepError(
+                    f"step {call.name}() is not supported by the embedded engine",
+                    hint="rewrite the traversal without it, or run it against JanusGraph Server",
+                )
+            steps.append(fn(call, self))
+        return Pipeline(steps)
+
+    def sub(self, value: Any, step_name: str) -> Pipeline:
+        """Compile a nested traversal argument, with a clear error when ``value`` is not one."""
+        if isinstance(value, list) and all(isinstance(v, StepCall) for v in value):
+            return self.compile(value)
+        nested = as_bytecode(value)
+        if nested is None:
+            raise TraversalError(
+                f"{step_name}() expects a traversal argument, got {value!r}", hint=f"pass __.<steps> to {step_name}()"
+            )
+        return self.compile(nested)
+
+    def start(self, obj: Any, bulk: int = 1) -> Trav:
+        """A fresh traverser for ``obj`` at the start of a traversal (also makes the root's SEED traverser)."""
+        sack = self.sack_initial() if self.sack_initial is not None else None
+        return Trav(obj, bulk, PathNode(None, obj) if self.track_paths and obj is not SEED else None, (), sack)
+
+    def spawn(self, t: Trav, obj: Any) -> Trav:
+        """The traverser a start-capable step (V, E, inject, addV) emits: fresh at the root, a split mid-traversal."""
+        if t.obj is SEED:
+            return Trav(obj, t.bulk, PathNode(None, obj) if self.track_paths else None, (), t.sack)
+        return t.split(obj)

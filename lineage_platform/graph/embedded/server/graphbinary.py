@@ -1,0 +1,270 @@
+"""GraphBinary v1 codec for the server side of the protocol.
+
+gremlinpython ships readers and writers for GraphBinary values but only the client half of the
+envelope: it writes requests and reads responses. This module adds the other half (read a
+RequestMessage, write a ResponseMessage) and fills the value gaps a server meets:
+
+* readers for the argument types clients send but gremlinpython cannot read back (P, TextP, Lambda,
+  Class, TraversalStrategy);
+* a writer that materializes element properties (``materializeProperties=all``, the server default),
+  picks Int32/Int64/BigInteger by magnitude, writes tuples as lists and frozensets as sets, and refuses values it has no
+  serializer for instead of silently writing nothing.
+
+The helper classes are named with a leading underscore on purpose: gremlinpython's metaclass registers
+every public type IO class globally, which would change how in-process clients serialize.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from gremlin_python.process.traversal import P, TextP, TraversalStrategy
+from gremlin_python.structure.graph import Edge, Vertex, VertexProperty
+from gremlin_python.structure.io.graphbinaryV1 import (
+    BigIntIO,
+    DataType,
+    GraphBinaryReader,
+    GraphBinaryWriter,
+    IntIO,
+    ListIO,
+    LongIO,
+    MapIO,
+    SetDeserializer,
+    StringIO,
+    UuidIO,
+    _GraphBinaryTypeIO,
+    int32_unpack,
+)
+
+from lineage_platform.graph.embedded.server.messages import (
+    MalformedRequest,
+    RequestMessage,
+    ResponseMessage,
+)
+
+MIME_TYPE = "application/vnd.graphbinary-v1.0"
+VERSION = 0x81
+NULL = b"\xfe\x01"
+_INT32 = range(-(2**31), 2**31)
+_INT64 = range(-(2**63), 2**63)
+_STATUS = struct.Struct(">i")
+
+
+class UnserializableResult(TypeError):
+    """A result value has no GraphBinary representation."""
+
+
+class ScriptLambda:
+    """A lambda argument as sent by a client: the script text and its language, never executed here."""
+
+    def __init__(self, language: str, script: str, arity: int) -> None:
+        self.language = language
+        self.script = script
+        self.arity = arity
+
+    def __call__(self) -> tuple[str, str]:
+        """gremlinpython's lambda convention: calling it yields (script, language)."""
+        return self.script, self.language
+
+    def __repr__(self) -> str:
+        return f"lambda[{self.language}: {self.script}]"
+
+
+def _read_predicate(factory: type[P]) -> Callable[[io.BytesIO, GraphBinaryReader], P]:
+    def read(buff: io.BytesIO, reader: GraphBinaryReader) -> P:
+        operator = reader.to_object(buff, DataType.string, False)
+        args = [reader.read_object(buff) for _ in range(int32_unpack(buff.read(4)))]
+        if operator in ("within", "without"):
+            return factory(operator, args)
+        return factory(operator, *args)
+
+    return read
+
+
+class _PReader(_GraphBinaryTypeIO):
+    @classmethod
+    def objectify(cls, buff, reader, nullable=True):
+        return cls.is_null(buff, reader, _read_predicate(P), nullable)
+
+
+class _TextPReader(_GraphBinaryTypeIO):
+    @classmethod
+    def objectify(cls, buff, reader, nullable=True):
+        return cls.is_null(buff, reader, _read_predicate(TextP), nullable)
+
+
+class _LambdaReader(_GraphBinaryTypeIO):
+    @classmethod
+    def objectify(cls, buff, reader, nullable=True):
+        def read(b, r):
+            language = r.to_object(b, DataType.string, False)
+            script = r.to_object(b, DataType.string, False)
+            return ScriptLambda(language, script, int32_unpack(b.read(4)))
+
+        return cls.is_null(buff, reader, read, nullable)
+
+
+class _ClassReader(_GraphBinaryTypeIO):
+    @classmethod
+    def objectify(cls, buff, reader, nullable=True):
+        return cls.is_null(buff, reader, lambda b, r: r.to_object(b, DataType.string, False), nullable)
+
+
+class _StrategyReader(_GraphBinaryTypeIO):
+    @classmethod
+    def objectify(cls, buff, reader, nullable=True):
+        def read(b, r):
+            fqcn = r.to_object(b, DataType.clazz, False)
+            configuration = r.to_object(b, DataType.map, False)
+            return TraversalStrategy(fqcn.rsplit(".", 1)[-1], configuration, fqcn)
+
+        return cls.is_null(buff, reader, read, nullable)
+
+
+class _IntegerWriter(_GraphBinaryTypeIO):
+    """Python ints as Int32 when they fit, else Int64, else BigInteger (gremlinpython only tries Int32)."""
+
+    @classmethod
+    def dictify(cls, obj, writer, to_extend, as_value=False, nullable=True):
+        if obj in _INT32:
+            return IntIO.dictify(obj, writer, to_extend, as_value, nullable)
+        if obj in _INT64:
+            return LongIO.dictify(obj, writer, to_extend, as_value, nullable)
+        return BigIntIO.dictify(obj, writer, to_extend, as_value, nullable)
+
+
+def _write_properties(properties: Any, writer: GraphBinaryWriter, to_extend: bytearray) -> None:
+    if properties:
+        ListIO.dictify(list(properties), writer, to_extend)
+    else:
+        to_extend.extend(NULL)
+
+
+class _VertexWriter(_GraphBinaryTypeIO):
+    @classmethod
+    def dictify(cls, obj, writer, to_extend, as_value=False, nullable=True):
+        cls.prefix_bytes(DataType.vertex, as_value, nullable, to_extend)
+        writer.to_dict(obj.id, to_extend)
+        StringIO.dictify(obj.label, writer, to_extend, True, False)
+        _write_properties(obj.properties if writer.materialize else None, writer, to_extend)
+        return to_extend
+
+
+class _EdgeWriter(_GraphBinaryTypeIO):
+    @classmethod
+    def dictify(cls, obj, writer, to_extend, as_value=False, nullable=True):
+        cls.prefix_bytes(DataType.edge, as_value, nullable, to_extend)
+        writer.to_dict(obj.id, to_extend)
+        StringIO.dictify(obj.label, writer, to_extend, True, False)
+        writer.to_dict(obj.inV.id, to_extend)
+        StringIO.dictify(obj.inV.label, writer, to_extend, True, False)
+        writer.to_dict(obj.outV.id, to_extend)
+        StringIO.dictify(obj.outV.label, writer, to_extend, True, False)
+        to_extend.extend(NULL)  # parent: always null on the wire
+        _write_properties(obj.properties if writer.materialize else None, writer, to_extend)
+        return to_extend
+
+
+class _VertexPropertyWriter(_GraphBinaryTypeIO):
+    @classmethod
+    def dictify(cls, obj, writer, to_extend, as_value=False, nullable=True):
+        cls.prefix_bytes(DataType.vertexproperty, as_value, nullable, to_extend)
+        writer.to_dict(obj.id, to_extend)
+        StringIO.dictify(obj.label, writer, to_extend, True, False)
+        writer.to_dict(obj.value, to_extend)
+        to_extend.extend(NULL)  # parent vertex: always null on the wire
+        _write_properties(obj.properties if writer.materialize else None, writer, to_extend)
+        return to_extend
+
+
+class _ResultWriter(GraphBinaryWriter):
+    """A GraphBinary writer that raises on values it cannot write (the stock one writes nothing)."""
+
+    def __init__(self, *, materialize: bool) -> None:
+        super().__init__(
+            {
+                int: _IntegerWriter,
+                tuple: ListIO,
+                frozenset: SetDeserializer,
+                Vertex: _VertexWriter,
+                Edge: _EdgeWriter,
+                VertexProperty: _VertexPropertyWriter,
+            }
+        )
+        self.materialize = materialize
+
+    def to_dict(self, obj: Any, to_extend: bytearray | None = None) -> Any:
+        """Append ``obj`` fully qualified to ``to_extend``."""
+        if to_extend is None:
+            to_extend = bytearray()
+        if obj is None:
+            to_extend.extend(NULL)
+            return to_extend
+        serializer = self.serializers.get(type(obj))
+        if serializer is None:
+            serializer = next((s for t, s in self.serializers.items() if isinstance(obj, t)), None)
+        if serializer is None:
+            raise UnserializableResult(f"no GraphBinary type for a value of Python type {type(obj).__name__}")
+        return serializer.dictify(obj, self, to_extend)
+
+
+class GraphBinaryCodec:
+    """Reads GraphBinary v1 requests and writes GraphBinary v1 responses."""
+
+    mime_type = MIME_TYPE
+
+    def __init__(self) -> None:
+        self._reader = GraphBinaryReader(
+            {
+                DataType.p: _PReader,
+                DataType.textp: _TextPReader,
+                DataType.lambda_: _LambdaReader,
+                DataType.clazz: _ClassReader,
+                DataType.traversalstrategy: _StrategyReader,
+            }
+        )
+        self._writers = {True: _ResultWriter(materialize=True), False: _ResultWriter(materialize=False)}
+
+    def decode_request(self, body: bytes) -> RequestMessage:
+        """Parse a request body (after the MIME header). Raises MalformedRequest."""
+        buff = io.BytesIO(body)
+        if buff.read(1) != bytes([VERSION]):
+            raise MalformedRequest("unsupported GraphBinary version byte (expected 0x81)")
+        raw_id = buff.read(16)
+        if len(raw_id) != 16:
+            raise MalformedRequest("the request id is truncated")
+        request_id = uuid.UUID(bytes=raw_id)
+        try:
+            op = self._reader.to_object(buff, DataType.string, False)
+            processor = self._reader.to_object(buff, DataType.string, False)
+            args = self._reader.to_object(buff, DataType.map, False)
+        except Exception as exc:  # gremlinpython's readers fail in many ways on hostile input
+            raise MalformedRequest(f"the request body cannot be read: {exc!r}", request_id) from exc
+        if buff.read(1):
+            raise MalformedRequest("trailing bytes after the request arguments", request_id)
+        return RequestMessage(request_id, op, processor, args)
+
+    def encode_response(self, response: ResponseMessage, *, materialize: bool = True) -> bytes:
+        """Serialize one response frame. Raises UnserializableResult when a data value has no wire type."""
+        writer = self._writers[materialize]
+        out = bytearray([VERSION])
+        if response.request_id is None:
+            out.extend(b"\x01")
+        else:
+            UuidIO.dictify(response.request_id, writer, out, True, True)
+        out.extend(_STATUS.pack(int(response.status)))
+        if response.message is None:
+            out.extend(b"\x01")
+        else:
+            StringIO.dictify(response.message, writer, out, True, True)
+        MapIO.dictify(response.attributes, writer, out, True, False)
+        MapIO.dictify({}, writer, out, True, False)
+        if response.data is None:
+            out.extend(NULL)
+        else:
+            writer.to_dict(response.data, out)
+        return bytes(out)

@@ -1,0 +1,332 @@
+"""The server's ops: what each (processor, op) pair does with the graph, as a plain :class:`Outcome`.
+
+| processor   | op        | does                                                                      |
+| ----------- | --------- | ------------------------------------------------------------------------- |
+| traversal   | bytecode  | run bytecode with autocommit on a shared worker                            |
+| session     | bytecode  | run bytecode in the session's transaction; ``tx commit/rollback`` end it   |
+| session     | close     | roll back whatever is open and forget the session                          |
+| "" / session| eval      | parse a Gremlin script (``graph.gremlin_text``) and run its traversals     |
+
+Authentication is a connection concern (``connection.py``). Framing results into 206/200 batches
+happens there too; this module only decides results or an error status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor, Future
+from dataclasses import dataclass
+from typing import Any
+
+from gremlin_python.process.traversal import Bytecode, Traverser
+
+from lineage_platform.errors import GremlinSyntaxError, LineageError, TraversalError, UnsupportedStepError
+from lineage_platform.graph.embedded.server.backend import GraphBackend
+from lineage_platform.graph.embedded.server.messages import RequestMessage, Status
+from lineage_platform.graph.embedded.server.sessions import Session, SessionError, SessionRegistry
+
+log = logging.getLogger(__name__)
+
+OPTIONS_STRATEGY = "org.apache.tinkerpop.gremlin.process.traversal.strategy.decoration.OptionsStrategy"
+_TX_OPERATIONS = ("commit", "rollback")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of one request: values to stream (None means 204 No Content) or an error status."""
+
+    status: Status = Status.SUCCESS
+    results: list[Any] | None = None
+    message: str | None = None
+    exception: str | None = None
+
+    @classmethod
+    def error(cls, status: Status, message: str, exception: BaseException | None = None) -> Outcome:
+        """An error outcome; ``exception`` names the failure in the response attributes."""
+        return cls(status, None, message, type(exception).__name__ if exception else None)
+
+
+NO_CONTENT = Outcome(Status.NO_CONTENT)
+
+
+class InvalidRequest(Exception):
+    """Arguments missing or of the wrong type (status 499)."""
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    """Per-request options read from the args, falling back to server defaults."""
+
+    batch_size: int
+    timeout: float | None
+    materialize: bool
+
+    @classmethod
+    def from_args(cls, args: dict[Any, Any], *, batch_size: int, timeout: float | None) -> RequestOptions:
+        """Read ``batchSize``, ``evaluationTimeout`` (ms, 0 = none) and ``materializeProperties``."""
+        size = args.get("batchSize", batch_size)
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise InvalidRequest(f"batchSize must be a positive integer, got {size!r}")
+        millis = args.get("evaluationTimeout", args.get("scriptEvaluationTimeout"))
+        if millis is not None:
+            if not isinstance(millis, int) or isinstance(millis, bool) or millis < 0:
+                raise InvalidRequest(f"evaluationTimeout must be milliseconds >= 0, got {millis!r}")
+            timeout = millis / 1000 if millis else None
+        materialize = args.get("materializeProperties", "all")
+        if materialize not in ("all", "tokens"):
+            raise InvalidRequest(f"materializeProperties must be 'all' or 'tokens', got {materialize!r}")
+        return cls(size, timeout, materialize == "all")
+
+
+def status_for(exc: BaseException, *, script: bool) -> Status:
+    """The status an engine failure is reported with: 596 for transient ones (retry may help)."""
+    if isinstance(exc, LineageError) and exc.transient:
+        return Status.SERVER_ERROR_TEMPORARY
+    if script or isinstance(exc, GremlinSyntaxError):
+        return Status.SERVER_ERROR_EVALUATION
+    return Status.SERVER_ERROR
+
+
+def _without_request_options(bytecode: Bytecode) -> Bytecode:
+    """Drop ``with_(...)`` request options: the server applies them, the traversal need not see them."""
+    kept = [
+        inst
+        for inst in bytecode.source_instructions
+        if not (
+            inst[0] == "withStrategies"
+            and all(getattr(s, "fqcn", None) == OPTIONS_STRATEGY for s in inst[1:])
+        )
+    ]
+    if len(kept) == len(bytecode.source_instructions):
+        return bytecode
+    stripped = Bytecode()
+    stripped.source_instructions = kept
+    stripped.step_instructions = bytecode.step_instructions
+    return stripped
+
+
+def _tx_operation(bytecode: Bytecode) -> str | None:
+    """``commit``/``rollback`` when the bytecode is a graph op (``g.tx().commit()``), else None."""
+    sources = bytecode.source_instructions
+    if (
+        not bytecode.step_instructions
+        and len(sources) == 1
+        and sources[0][0] == "tx"
+        and len(sources[0]) == 2
+    ):
+        return sources[0][1]
+    return None
+
+
+def _values(traversers: list[Traverser]) -> list[Any]:
+    return [t.object for t in traversers for _ in range(t.bulk)]
+
+
+def run_script(
+    graph: GraphBackend, script: str, bindings: dict[str, Any], tx_execute: Callable | None
+) -> list:
+    """Run a Gremlin script as Gremlin Server's Groovy engine would: statements ending in a terminal step
+    (``next()``, ``iterate()``, ...) run in order, a bare traversal runs only as the last statement (its
+    values are the script's result); the result is the last statement's values."""
+    from lineage_platform.graph.gremlin_text import parse_script
+
+    execute = tx_execute or graph.execute
+    statements = parse_script(script, bindings)
+    result: list[Any] = []
+    for index, parsed in enumerate(statements):
+        if parsed.terminal is None and index < len(statements) - 1:
+            continue
+        values = _values(execute(parsed.bytecode))
+        result = _apply_terminal(values, parsed.terminal, parsed.terminal_args)
+    return result
+
+
+def _distinct(values: list[Any]) -> list[Any]:
+    try:
+        return list(dict.fromkeys(values))
+    except TypeError:  # unhashable values (maps, lists): compare by equality
+        unique: list[Any] = []
+        for value in values:
+            if value not in unique:
+                unique.append(value)
+        return unique
+
+
+def _apply_terminal(values: list[Any], terminal: str | None, args: tuple | list) -> list[Any]:
+    if terminal in (None, "toList"):
+        return values
+    if terminal == "iterate":
+        return []
+    if terminal == "hasNext":
+        return [bool(values)]
+    if terminal == "toSet":
+        return _distinct(values)
+    if terminal == "tryNext":
+        return values[:1]
+    if terminal == "next":
+        if args:
+            return values[: int(args[0])]
+        if not values:
+            raise TraversalError("The provided traverser does not map to a value")
+        return values[:1]
+    raise UnsupportedStepError(f"the terminal step {terminal}() is not supported in scripts")
+
+
+class Operations:
+    """Executes requests against the graph on worker threads, within timeouts."""
+
+    def __init__(
+        self,
+        graph: GraphBackend,
+        sessions: SessionRegistry,
+        pool: Executor,
+        *,
+        traversal_sources: Iterable[str],
+    ) -> None:
+        self._graph = graph
+        self._sessions = sessions
+        self._pool = pool
+        self._sources = frozenset(traversal_sources)
+
+    async def run(self, request: RequestMessage, options: RequestOptions, connection_id: int) -> Outcome:
+        """Answer one request; every failure becomes an error Outcome, nothing raises."""
+        handler = self._HANDLERS.get((request.processor, request.op))
+        if handler is None:
+            return Outcome.error(
+                Status.REQUEST_ERROR_MALFORMED_REQUEST,
+                f"unknown op {request.op!r} for processor {request.processor!r}",
+            )
+        try:
+            return await handler(self, request, options, connection_id)
+        except InvalidRequest as exc:
+            return Outcome.error(Status.REQUEST_ERROR_INVALID_REQUEST_ARGUMENTS, str(exc), exc)
+        except SessionError as exc:
+            return Outcome.error(Status.REQUEST_ERROR_INVALID_REQUEST_ARGUMENTS, str(exc), exc)
+
+    # -- argument checks -------------------------------------------------------------------------------
+
+    def _check_aliases(self, args: dict[Any, Any]) -> None:
+        aliases = args.get("aliases", {"g": "g"})
+        if not isinstance(aliases, dict) or len(aliases) != 1:
+            raise InvalidRequest("aliases must map exactly one name to a traversal source")
+        (source,) = aliases.values()
+        if source not in self._sources:
+            served = ", ".join(sorted(self._sources))
+            raise InvalidRequest(
+                f"traversal source {source!r} is not configured; this server serves {served}"
+            )
+
+    def _bytecode_arg(self, args: dict[Any, Any]) -> Bytecode:
+        gremlin = args.get("gremlin")
+        if not isinstance(gremlin, Bytecode):
+            raise InvalidRequest("the bytecode op needs a 'gremlin' argument of type Bytecode")
+        self._check_aliases(args)
+        return _without_request_options(gremlin)
+
+    def _session_arg(self, args: dict[Any, Any], connection_id: int) -> Session:
+        session_id = args.get("session")
+        if session_id is None:
+            raise InvalidRequest("the session processor needs a 'session' argument")
+        return self._sessions.acquire(str(session_id), connection_id)
+
+    # -- running on workers ----------------------------------------------------------------------------
+
+    async def _await(
+        self,
+        future: Future,
+        options: RequestOptions,
+        script: bool,
+        on_timeout: Callable[[], None] | None = None,
+    ) -> Outcome:
+        try:
+            traversers = await asyncio.wait_for(asyncio.wrap_future(future), options.timeout)
+        except TimeoutError:
+            if on_timeout is not None:
+                on_timeout()
+            log.warning(
+                "evaluation exceeded %.3f s; its worker is abandoned until it finishes", options.timeout
+            )
+            return Outcome.error(
+                Status.SERVER_ERROR_TIMEOUT,
+                f"evaluation exceeded the timeout of {options.timeout * 1000:.0f} ms "
+                "(raise it with evaluationTimeout, e.g. g.with_('evaluationTimeout', 60000))",
+            )
+        except LineageError as exc:
+            return Outcome.error(status_for(exc, script=script), str(exc), exc)
+        except Exception as exc:
+            log.exception("the graph failed on a request")
+            return Outcome.error(status_for(exc, script=script), f"{type(exc).__name__}: {exc}", exc)
+        return Outcome(results=traversers) if traversers else NO_CONTENT
+
+    # -- handlers --------------------------------------------------------------------------------------
+
+    async def _traversal_bytecode(
+        self, request: RequestMessage, options: RequestOptions, _conn: int
+    ) -> Outcome:
+        bytecode = self._bytecode_arg(request.args)
+        if _tx_operation(bytecode) is not None:
+            raise InvalidRequest("g.tx() commit/rollback needs a session: use g.tx().begin() first")
+        return await self._await(self._pool.submit(self._graph.execute, bytecode), options, script=False)
+
+    async def _session_bytecode(self, request: RequestMessage, options: RequestOptions, conn: int) -> Outcome:
+        bytecode = self._bytecode_arg(request.args)
+        session = self._session_arg(request.args, conn)
+        operation = _tx_operation(bytecode)
+        if operation is None:
+            call: Callable[[], Any] = lambda: session.execute(bytecode)  # noqa: E731
+        elif operation in _TX_OPERATIONS:
+            call = lambda: getattr(session, operation)()  # noqa: E731
+        else:
+            raise InvalidRequest(f"unknown transaction operation tx().{operation}()")
+        return await self._in_session(session, call, options, script=False)
+
+    async def _in_session(
+        self, session: Session, call: Callable[[], Any], options: RequestOptions, *, script: bool
+    ) -> Outcome:
+        session.active_requests += 1
+        try:
+            return await self._await(
+                session.submit(call),
+                options,
+                script,
+                on_timeout=lambda: self._sessions.end(session.id, "a request in it timed out"),
+            )
+        finally:
+            session.active_requests -= 1
+
+    async def _session_close(self, request: RequestMessage, _options: RequestOptions, conn: int) -> Outcome:
+        session_id = request.args.get("session")
+        if session_id is None:
+            raise InvalidRequest("the close op needs a 'session' argument")
+        done = self._sessions.close(str(session_id), conn)
+        if done is not None:
+            await asyncio.wrap_future(done)
+        return NO_CONTENT
+
+    async def _eval(self, request: RequestMessage, options: RequestOptions, conn: int) -> Outcome:
+        script = request.args.get("gremlin")
+        if not isinstance(script, str):
+            raise InvalidRequest("the eval op needs a 'gremlin' argument holding the script text")
+        bindings = request.args.get("bindings") or {}
+        if not isinstance(bindings, dict):
+            raise InvalidRequest("bindings must be a map of names to values")
+        language = request.args.get("language", "gremlin-groovy")
+        if language not in ("gremlin-groovy", "gremlin-lang"):
+            raise InvalidRequest(f"script language {language!r} is not supported; use gremlin-groovy")
+        self._check_aliases(request.args)
+        if request.processor == "session":
+            session = self._session_arg(request.args, conn)
+            call = lambda: run_script(self._graph, script, bindings, session.execute)  # noqa: E731
+            return await self._in_session(session, call, options, script=True)
+        future = self._pool.submit(run_script, self._graph, script, bindings, None)
+        return await self._await(future, options, script=True)
+
+    _HANDLERS: dict[tuple[str, str], Callable[..., Any]] = {
+        ("traversal", "bytecode"): _traversal_bytecode,
+        ("session", "bytecode"): _session_bytecode,
+        ("session", "close"): _session_close,
+        ("session", "eval"): _eval,
+        ("", "eval"): _eval,
+    }

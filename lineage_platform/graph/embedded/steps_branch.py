@@ -1,0 +1,279 @@
+"""Branching and side-effect steps: repeat, union, coalesce, optional, choose, local, map, flatMap, sideEffect,
+aggregate, store, cap, barrier."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from gremlin_python.process.traversal import Pick, Scope
+
+from lineage_platform.errors import TraversalError
+from lineage_platform.graph.embedded.modulation import NOTHING, by_functions
+from lineage_platform.graph.embedded.pipeline import Compiler, Pipeline, StepCall, StepFn, Trav, as_bytecode, step
+from lineage_platform.graph.embedded.predicates import compile_predicate
+from lineage_platform.graph.embedded.values import gremlin_eq
+
+LoopTest = Callable[[Trav], bool]
+
+
+def _loop_test(name: str, args: list[Any], c: Compiler) -> LoopTest:
+    """The predicate of until()/emit()/times() for a traverser."""
+    if name == "times":
+        count = args[0]
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise TraversalError(f"times() needs an integer, got {count!r}", hint="write times(3)")
+        return lambda t: t.loops[-1][1] >= count
+    if not args:
+        return lambda t: True
+    nested = as_bytecode(args[0])
+    if nested is None:
+        test = compile_predicate(args[0])
+        return lambda t: test(t.obj)
+    pipeline = c.compile(nested)
+    return pipeline.has_result
+
+
+def _pop_loop(t: Trav) -> Trav:
+    return Trav(t.obj, t.bulk, t.path, t.loops[:-1], t.sack)
+
+
+def _merge(travs: list[Trav]) -> list[Trav]:
+    """Merge equal traversers (same object, path, loops, sack) by adding bulks."""
+    merged: dict[Any, Trav] = {}
+    out: list[Trav] = []
+    for t in travs:
+        try:
+            key = t.merge_key()
+            hash(key)
+        except TypeError:
+            out.append(t)
+            continue
+        existing = merged.get(key)
+        if existing is None:
+            merged[key] = t
+            out.append(t)
+        else:
+            existing.bulk += t.bulk
+    return out
+
+
+@step("repeat")
+def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
+    """repeat([name,] body) with times/until/emit before (while-do) or after (do-while) it.
+
+    Iterations run breadth-first over the whole frontier, merging equal traversers, so a DAG walk does not explode.
+    """
+    args = list(call.args)
+    loop_name = args.pop(0) if len(args) == 2 and isinstance(args[0], str) else None
+    body: Pipeline = c.sub(args[0], "repeat")
+    until_first = emit_first = None
+    until = emit = None
+    for first, (name, mod_args) in [(True, m) for m in call.leading] + [(False, m) for m in call.modulators]:
+        if name in ("until", "times"):
+            until, until_first = _loop_test(name, mod_args, c), first
+        elif name == "emit":
+            emit, emit_first = _loop_test(name, mod_args, c), first
+    if until is None and emit is None:
+        raise TraversalError("repeat() needs times(), until() or emit()", hint="add .times(n) or .until(...)")
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        frontier = [Trav(t.obj, t.bulk, t.path, t.loops + ((loop_name, 0),), t.sack) for t in travs]
+        while frontier:
+            to_body = []
+            for t in frontier:
+                if until_first and until is not None and until(t):
+                    yield _pop_loop(t)
+                    continue
+                if emit_first and emit is not None and emit(t):
+                    yield _pop_loop(t)
+                to_body.append(t)
+            produced = []
+            for t in body.run(to_body):
+                counter = t.loops[-1]
+                t = Trav(t.obj, t.bulk, t.path, t.loops[:-1] + ((counter[0], counter[1] + 1),), t.sack)
+                if until_first is False and until is not None and until(t):
+                    yield _pop_loop(t)
+                    continue
+                if emit_first is False and emit is not None and emit(t):
+                    yield _pop_loop(t)
+                produced.append(t)
+            frontier = _merge(produced)
+
+    return run
+
+
+@step("union")
+def compile_union(call: StepCall, c: Compiler) -> StepFn:
+    """union(branches...): every branch's results for each traverser."""
+    branches = [c.sub(a, "union") for a in call.args]
+    return lambda travs: (r for t in travs for branch in branches for r in branch.run((t,)))
+
+
+@step("coalesce")
+def compile_coalesce(call: StepCall, c: Compiler) -> StepFn:
+    """coalesce(branches...): the results of the first productive branch."""
+    branches = [c.sub(a, "coalesce") for a in call.args]
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        for t in travs:
+            for branch in branches:
+                results = list(branch.run((t,)))
+                if results:
+                    yield from results
+                    break
+
+    return run
+
+
+@step("optional")
+def compile_optional(call: StepCall, c: Compiler) -> StepFn:
+    """optional(branch): the branch's results, or the traverser itself when there are none."""
+    branch = c.sub(call.args[0], "optional")
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        for t in travs:
+            results = list(branch.run((t,)))
+            yield from results if results else (t,)
+
+    return run
+
+
+@step("choose")
+def compile_choose(call: StepCall, c: Compiler) -> StepFn:
+    """choose(test, then[, else]) or choose(choice).option(value, branch)...option(Pick.none, branch)."""
+    args = call.args
+    if len(args) in (2, 3):
+        nested = as_bytecode(args[0])
+        test: Callable[[Trav], bool]
+        if nested is not None:
+            test = c.compile(nested).has_result
+        else:
+            predicate = compile_predicate(args[0])
+
+            def test(t: Trav) -> bool:
+                return predicate(t.obj)
+
+        then = c.sub(args[1], "choose")
+        otherwise = c.sub(args[2], "choose") if len(args) == 3 else Pipeline([])
+        return lambda travs: (r for t in travs for r in (then if test(t) else otherwise).run((t,)))
+    choice = by_functions([args[:1]] if args else [[]], c, "choose")[0]
+    options = [(opt_args[0], c.sub(opt_args[1], "option")) for opt_args in call.modulator_args("option")]
+    none_branch = next((branch for key, branch in options if key == Pick.none), None)
+    keyed = [(key, branch) for key, branch in options if not isinstance(key, Pick)]
+    any_branch = [branch for key, branch in options if key == Pick.any_]
+
+    def pick(t: Trav) -> list[Pipeline]:
+        value = choice(t)
+        chosen = [
+            branch
+            for key, branch in keyed
+            if value is not NOTHING
+            and (
+                compile_predicate(key)(value)
+                if as_bytecode(key) is None
+                else c.compile(as_bytecode(key)).has_result(t.replace(value))
+            )
+        ]
+        if not chosen and none_branch is not None:
+            chosen = [none_branch]
+        return any_branch + chosen[:1]
+
+    return lambda travs: (r for t in travs for branch in pick(t) for r in branch.run((t,)))
+
+
+@step("local")
+def compile_local(call: StepCall, c: Compiler) -> StepFn:
+    """local(branch): run the branch for each traverser on its own."""
+    branch = c.sub(call.args[0], "local")
+    return lambda travs: (r for t in travs for r in branch.run((t,)))
+
+
+@step("map", "flatMap")
+def compile_map(call: StepCall, c: Compiler) -> StepFn:
+    """map(t): the first result as the new object; flatMap(t): every result."""
+    branch = c.sub(call.args[0], call.name)
+    if call.name == "map":
+
+        def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+            for t in travs:
+                result = branch.first(t)
+                if result is not None:
+                    yield t.split(result.obj)
+
+        return run
+    return lambda travs: (t.split(r.obj) for t in travs for r in branch.run((t,)) for _ in range(r.bulk))
+
+
+@step("sideEffect")
+def compile_side_effect(call: StepCall, c: Compiler) -> StepFn:
+    """sideEffect(t): run t for each traverser and pass the traverser on."""
+    branch = c.sub(call.args[0], "sideEffect")
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        for t in travs:
+            for _ in branch.run((t,)):
+                pass
+            yield t
+
+    return run
+
+
+@step("aggregate", "store")
+def compile_aggregate(call: StepCall, c: Compiler) -> StepFn:
+    """aggregate(key): collect every object into a side-effect list (a barrier); store/aggregate(local) are lazy."""
+    args = list(call.args)
+    lazy = call.name == "store" or (bool(args) and args[0] == Scope.local)
+    if args and isinstance(args[0], Scope):
+        args.pop(0)
+    key = args[0]
+    bys = by_functions(call.modulator_args("by"), c, call.name)
+    project = bys[0] if bys else (lambda t: t.obj)
+
+    def add(t: Trav) -> None:
+        value = project(t)
+        if value is not NOTHING:
+            c.side_effects.setdefault(key, []).extend([value] * t.bulk)
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        c.side_effects.setdefault(key, [])
+        if lazy:
+            for t in travs:
+                add(t)
+                yield t
+            return
+        collected = list(travs)
+        for t in collected:
+            add(t)
+        yield from collected
+
+    return run
+
+
+@step("cap")
+def compile_cap(call: StepCall, c: Compiler) -> StepFn:
+    """cap(keys...): after the stream is exhausted, the side effect (or a map of several)."""
+    keys = list(call.args)
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        for _ in travs:
+            pass
+        missing = [k for k in keys if k not in c.side_effects]
+        if missing:
+            raise TraversalError(f"cap() names unknown side effects {missing}", hint="cap() a key set by aggregate()")
+        if len(keys) == 1:
+            yield c.start(c.side_effects[keys[0]])
+        else:
+            yield c.start({k: c.side_effects[k] for k in keys})
+
+    return run
+
+
+@step("barrier")
+def compile_barrier(call: StepCall, c: Compiler) -> StepFn:
+    """barrier(): collect the stream and merge equal traversers."""
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        yield from _merge([t.with_bulk(t.bulk) for t in travs])
+
+    return run

@@ -1,0 +1,238 @@
+"""mergeV() / mergeE(): upsert by a search map, with option(onCreate|onMatch|outV|inV)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from gremlin_python.process.traversal import CardinalityValue, Direction, Merge, T
+from gremlin_python.structure.graph import Element
+
+from lineage_platform.errors import TraversalError
+from lineage_platform.graph.embedded.memgraph import EdgeRec, VertexRec
+from lineage_platform.graph.embedded.pipeline import Compiler, StepCall, StepFn, Trav, as_bytecode, step
+from lineage_platform.graph.embedded.steps_graph import lookup, set_property
+from lineage_platform.graph.embedded.values import gremlin_eq
+
+_DIRECTIONS = (Direction.OUT, Direction.IN)
+
+
+def _resolve_map(arg: Any, t: Trav, c: Compiler, step_name: str) -> dict[Any, Any] | None:
+    """A merge/option argument for traverser ``t``: a map, a traversal yielding one, or null (None)."""
+    nested = as_bytecode(arg)
+    if nested is not None:
+        result = c.compile(nested).first(t)
+        arg = None if result is None else result.obj
+    if arg is None:
+        return None
+    if isinstance(arg, (Element, VertexRec, EdgeRec)):
+        raise TraversalError(
+            f"The incoming traverser for {step_name} cannot be an Element",
+            hint="give mergeV()/mergeE() a map (or a traversal producing one)",
+        )
+    if not isinstance(arg, dict):
+        raise TraversalError(
+            f"{step_name} needs a map argument, got {type(arg).__name__} {arg!r}", hint="pass a map such as [name: 'x']"
+        )
+    return arg
+
+
+def _check_keys(values: dict[Any, Any], allowed_tokens: tuple[Any, ...]) -> None:
+    for key, value in values.items():
+        if isinstance(key, str):
+            if key.startswith("~"):
+                raise TraversalError(f"Property key can not be a hidden key: {key}", hint="remove keys starting with ~")
+        elif key in (T.id, T.label) and key not in allowed_tokens:
+            hidden = "~id" if key == T.id else "~label"
+            raise TraversalError(f"Property key can not be a hidden key: {hidden}", hint=f"remove {key} from the map")
+        elif key not in allowed_tokens:
+            raise TraversalError(f"merge map key {key!r} is not allowed here", hint="use T.id, T.label or strings")
+        if key == T.label and (not isinstance(value, str) or value.startswith("~")):
+            raise TraversalError(f"Label can not be a hidden key: {value}", hint="use a non-empty label without ~")
+
+
+def _check_override(search: dict[Any, Any], create: dict[Any, Any]) -> None:
+    for key, value in create.items():
+        if key in search and not gremlin_eq(search[key], value):
+            raise TraversalError(
+                "option(onCreate) cannot override values from merge() argument",
+                hint=f"drop {key!r} from onCreate or make it equal to the merge() value",
+            )
+
+
+def _matches_properties(element: Any, search: dict[Any, Any]) -> bool:
+    for key, expected in search.items():
+        if key == T.id:
+            if not gremlin_eq(element.id, expected) and str(element.id) != str(expected):
+                return False
+        elif key == T.label:
+            if element.label != expected:
+                return False
+        elif isinstance(key, str):
+            if isinstance(expected, CardinalityValue):
+                expected = expected.source_instructions[0][2]
+            if isinstance(element, VertexRec):
+                if not any(gremlin_eq(vp.value, expected) for vp in element.props.get(key, ())):
+                    return False
+            elif not element.props or key not in element.props or not gremlin_eq(element.props[key], expected):
+                return False
+    return True
+
+
+def _apply_properties(element: Any, values: dict[Any, Any], t: Trav, c: Compiler, default: Any) -> None:
+    for key, value in values.items():
+        if isinstance(key, str):
+            set_property(element, default, key, value, [], t, c)
+
+
+def _options(call: StepCall) -> dict[Any, Any]:
+    options: dict[Any, Any] = {}
+    for args in call.modulator_args("option"):
+        if len(args) < 2 or not isinstance(args[0], Merge):
+            raise TraversalError(f"option() of {call.name}() takes a Merge token and a value", hint="option(Merge.onCreate, [..])")
+        options[args[0]] = args[1:]
+    return options
+
+
+def _search_arg(call: StepCall) -> Callable[[Trav], Any]:
+    if call.args:
+        return lambda t: call.args[0]
+    return lambda t: t.obj
+
+
+def _vertex_candidates(c: Compiler, search: dict[Any, Any]) -> Iterable[VertexRec]:
+    graph = c.graph
+    if T.id in search:
+        found = lookup(graph.vertices, search[T.id])
+        return [found] if found is not None else []
+    for key, value in search.items():
+        if isinstance(key, str) and key in graph.indexed_keys and not isinstance(value, CardinalityValue):
+            return list(graph.vertices_with(key, value) or ())
+    if T.label in search:
+        return list(graph.vertices_by_label.get(search[T.label], {}).values())
+    return list(graph.vertices.values())
+
+
+@step("mergeV")
+def compile_merge_v(call: StepCall, c: Compiler) -> StepFn:
+    """mergeV(map|traversal|null): the matching vertices (onMatch applied) or one new vertex (onCreate)."""
+    options = _options(call)
+    search_of = _search_arg(call)
+    name = "MergeVertexStep"
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        for t in travs:
+            search = _resolve_map(search_of(t), t, c, name) or {}
+            _check_keys(search, (T.id, T.label))
+            matched = [v for v in _vertex_candidates(c, search) if _matches_properties(v, search)]
+            if matched:
+                for v in matched:
+                    if Merge.on_match in options:
+                        nt = c.spawn(t, v)
+                        on_match = _resolve_map(options[Merge.on_match][0], nt, c, name)
+                        if on_match:
+                            _check_keys(on_match, ())
+                            default = options[Merge.on_match][1] if len(options[Merge.on_match]) > 1 else None
+                            _apply_properties(v, on_match, t, c, default)
+                    yield c.spawn(t, v)
+                continue
+            create = dict(search)
+            if Merge.on_create in options:
+                extra = _resolve_map(options[Merge.on_create][0], t, c, name)
+                if extra:
+                    _check_keys(extra, (T.id, T.label))
+                    _check_override(search, extra)
+                    create.update(extra)
+            v = c.graph.add_vertex(create.get(T.label, "vertex"), create.get(T.id))
+            _apply_properties(v, create, t, c, None)
+            yield c.spawn(t, v)
+
+    return run
+
+
+def _endpoint(value: Any, options: dict[Any, Any], t: Trav, c: Compiler, which: Merge) -> VertexRec:
+    if value == which:
+        if which not in options:
+            raise TraversalError(f"mergeE() uses {which} but has no option({which}, ...)", hint="add the option")
+        value = options[which][0]
+        nested = as_bytecode(value)
+        if nested is not None:
+            result = c.compile(nested).first(t)
+            value = None if result is None else result.obj
+    if isinstance(value, VertexRec):
+        return value
+    ident = value.id if isinstance(value, Element) else value
+    found = lookup(c.graph.vertices, ident)
+    if found is None:
+        raise TraversalError(
+            f"Vertex id could not be resolved from mergeE: {ident}", hint="create the vertices before mergeE()"
+        )
+    return found
+
+
+def _edge_candidates(c: Compiler, ends: dict[Any, VertexRec], label: Any) -> Iterable[EdgeRec]:
+    if Direction.OUT in ends:
+        adjacency = ends[Direction.OUT].out_e
+    elif Direction.IN in ends:
+        adjacency = ends[Direction.IN].in_e
+    else:
+        return list(c.graph.edges.values())
+    if label is not None:
+        return list(adjacency.get(label, {}).values())
+    return [e for bucket in adjacency.values() for e in bucket.values()]
+
+
+@step("mergeE")
+def compile_merge_e(call: StepCall, c: Compiler) -> StepFn:
+    """mergeE(map|traversal|null) with Direction.OUT/IN ends (ids, vertices or Merge.outV/inV options)."""
+    options = _options(call)
+    search_of = _search_arg(call)
+    name = "MergeEdgeStep"
+
+    def ends_of(search: dict[Any, Any], t: Trav) -> dict[Any, VertexRec]:
+        ends = {}
+        for direction, which in ((Direction.OUT, Merge.out_v), (Direction.IN, Merge.in_v)):
+            if direction in search:
+                ends[direction] = _endpoint(search[direction], options, t, c, which)
+        return ends
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        for t in travs:
+            search = _resolve_map(search_of(t), t, c, name) or {}
+            _check_keys(search, (T.id, T.label, *_DIRECTIONS))
+            ends = ends_of(search, t)
+            plain = {k: v for k, v in search.items() if k not in _DIRECTIONS}
+            matched = [
+                e
+                for e in _edge_candidates(c, ends, search.get(T.label))
+                if _matches_properties(e, plain)
+                and (Direction.OUT not in ends or e.out_v is ends[Direction.OUT])
+                and (Direction.IN not in ends or e.in_v is ends[Direction.IN])
+            ]
+            if matched:
+                for e in matched:
+                    if Merge.on_match in options:
+                        on_match = _resolve_map(options[Merge.on_match][0], c.spawn(t, e), c, name)
+                        if on_match:
+                            _check_keys(on_match, ())
+                            _apply_properties(e, on_match, t, c, None)
+                    yield c.spawn(t, e)
+                continue
+            create = dict(search)
+            if Merge.on_create in options:
+                extra = _resolve_map(options[Merge.on_create][0], t, c, name)
+                if extra:
+                    _check_keys(extra, (T.id, T.label, *_DIRECTIONS))
+                    _check_override(search, extra)
+                    create.update(extra)
+                    ends.update(ends_of({k: v for k, v in extra.items() if k in _DIRECTIONS}, t))
+            for direction, word in ((Direction.OUT, "Out"), (Direction.IN, "In")):
+                if direction not in ends:
+                    raise TraversalError(
+                        f"{word} Vertex not specified in mergeE()", hint=f"put Direction.{direction.name} in the map"
+                    )
+            e = c.graph.add_edge(create.get(T.label, "edge"), ends[Direction.OUT], ends[Direction.IN], create.get(T.id))
+            _apply_properties(e, create, t, c, None)
+            yield c.spawn(t, e)
+
+    return run

@@ -1,0 +1,419 @@
+"""Durable local storage for the embedded graph engine: a write-ahead log plus snapshots, under a process lock.
+
+The engine keeps the graph in memory. Every committed transaction is appended to the log as one record (its
+op tuples) and fsynced before the commit is acknowledged; now and then the engine hands over the whole graph
+state, which becomes a snapshot, and the log starts a new segment. Opening a store loads the newest snapshot
+and replays the records committed after it.
+
+Layout of a store directory (bytes: :mod:`.storage_format`)::
+
+    LOCK                            flock()ed by the one process that has the store open; holds its PID
+    snapshot-<scn>.snap             the graph state after transaction <scn> (only the newest is kept)
+    wal-<base scn>.log              log segments; the first record of a segment carries <base scn>
+
+Sequence numbers (SCNs) count committed transactions from 1, without gaps, across checkpoints and restarts.
+
+Retention: a checkpoint makes every older segment redundant for recovery. Those closed segments are kept for
+change-capture readers (:func:`read_since`) while their total size stays within ``retain_bytes``; the oldest
+are deleted first. A reader that falls further behind gets a :class:`StoreError` naming the oldest SCN still
+retained and must re-seed from a snapshot or an export.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import pickle
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NoReturn
+
+from lineage_platform.errors import StoreCorruptError, StoreError, StoreLockedError
+from lineage_platform.graph.embedded.storage_format import (
+    RECORD_HEADER_SIZE,
+    RESTORE_HINT,
+    TornTail,
+    decode_ops,
+    decode_segment_header,
+    encode_record,
+    encode_segment_header,
+    read_snapshot,
+    scan_records,
+    write_snapshot,
+)
+
+log = logging.getLogger(__name__)
+
+MiB = 1024 * 1024
+DEFAULT_CHECKPOINT_BYTES = 64 * MiB
+DEFAULT_RETAIN_BYTES = 256 * MiB
+LOCK_FILE = "LOCK"
+_SEGMENT_PREFIX, _SEGMENT_SUFFIX = "wal-", ".log"
+_SNAPSHOT_PREFIX, _SNAPSHOT_SUFFIX = "snapshot-", ".snap"
+_TEMP_SUFFIX = ".tmp"
+_SNAPSHOT_BUFFER = 4 * MiB
+
+
+@dataclass(frozen=True)
+class _Segment:
+    base_scn: int
+    path: Path
+
+
+def _segment_path(directory: Path, base_scn: int) -> Path:
+    return directory / f"{_SEGMENT_PREFIX}{base_scn:020d}{_SEGMENT_SUFFIX}"
+
+
+def _snapshot_path(directory: Path, scn: int) -> Path:
+    return directory / f"{_SNAPSHOT_PREFIX}{scn:020d}{_SNAPSHOT_SUFFIX}"
+
+
+def _numbered_files(directory: Path, prefix: str, suffix: str) -> list[tuple[int, Path]]:
+    """Files named ``<prefix><number><suffix>``, sorted by number."""
+    found = []
+    for path in directory.glob(f"{prefix}*{suffix}"):
+        number = path.name[len(prefix) : -len(suffix)]
+        if number.isdigit():
+            found.append((int(number), path))
+    return sorted(found)
+
+
+def _list_segments(directory: Path) -> list[_Segment]:
+    return [
+        _Segment(base, path) for base, path in _numbered_files(directory, _SEGMENT_PREFIX, _SEGMENT_SUFFIX)
+    ]
+
+
+def _segments_after(segments: list[_Segment], scn: int) -> list[_Segment]:
+    """The segments that may hold records with an SCN above ``scn`` (the last segment always qualifies)."""
+    return [
+        segment
+        for segment, successor in zip(segments, [*segments[1:], None])
+        if successor is None or successor.base_scn > scn + 1
+    ]
+
+
+def _read_segment(segment: _Segment, expected_base: int | None) -> tuple[bytes, int]:
+    """A segment's bytes and header base SCN, checked against its file name (and ``expected_base``)."""
+    data = segment.path.read_bytes()
+    base = decode_segment_header(data, segment.path)
+    if base != segment.base_scn:
+        raise StoreCorruptError(
+            f"{segment.path}: header says the segment starts at SCN {base}, its name says {segment.base_scn}",
+            hint=RESTORE_HINT,
+        )
+    if expected_base is not None and base != expected_base:
+        raise StoreCorruptError(
+            f"{segment.path}: segment starts at SCN {base} but the log before it ends at SCN {expected_base - 1} "
+            "(a segment is missing)",
+            hint=RESTORE_HINT,
+        )
+    return data, base
+
+
+def _fsync_directory(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _acquire_lock(directory: Path) -> int:
+    """Open and exclusively flock() the store's lock file, recording our PID in it."""
+    fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        raise StoreLockedError(
+            f"graph store {directory} is already open for writing by process {holder}",
+            hint="stop that process, or share one graph between processes by running `lineage graph serve` on "
+            "this store and connecting to the server's ws:// URL",
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
+
+
+class DurableLog:
+    """The write-ahead log and snapshots of one store directory, open for writing by this process only.
+
+    Call :meth:`recover` once after opening, then :meth:`append` each committed transaction and
+    :meth:`checkpoint` whenever :meth:`should_checkpoint` says so. ``sync=False`` skips the per-append fsync
+    (a machine crash may then lose the latest transactions, never the store); checkpoints always sync.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        sync: bool = True,
+        checkpoint_bytes: int = DEFAULT_CHECKPOINT_BYTES,
+        retain_bytes: int = DEFAULT_RETAIN_BYTES,
+    ) -> None:
+        self.path = Path(path)
+        self._sync = sync
+        self._checkpoint_bytes = checkpoint_bytes
+        self._retain_bytes = retain_bytes
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self._lock_fd: int | None = _acquire_lock(self.path)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot open graph store {self.path}: {exc}",
+                hint="point the graph URL (embedded:PATH) at a directory this user can create and write",
+            ) from exc
+        for leftover in self.path.glob(f"*{_TEMP_SUFFIX}"):
+            leftover.unlink()
+        self._segment: _Segment | None = None
+        self._segment_fd: int | None = None
+        self._next_scn = 0
+        self._snapshot_scn: int | None = None
+        self._snapshot_size = 0
+        self._bytes_since_checkpoint = 0
+
+    @property
+    def last_scn(self) -> int:
+        """SCN of the newest committed transaction (0 for an empty store); valid after :meth:`recover`."""
+        return self._next_scn - 1
+
+    def recover(self) -> tuple[object | None, Iterator[list[tuple]]]:
+        """Load the newest snapshot and the op lists committed after it, in commit order.
+
+        A record torn by a crash at the end of the log is truncated away with a warning; any other damage
+        raises :class:`StoreCorruptError` naming the file and offset.
+        """
+        self._require_open()
+        snapshots = _numbered_files(self.path, _SNAPSHOT_PREFIX, _SNAPSHOT_SUFFIX)
+        state, snapshot_scn = None, 0
+        if snapshots:
+            snapshot_scn, state = read_snapshot(snapshots[-1][1])
+            self._snapshot_scn = snapshot_scn
+            self._snapshot_size = snapshots[-1][1].stat().st_size
+        pending = self._scan_log(snapshot_scn)
+        self._bytes_since_checkpoint = sum(RECORD_HEADER_SIZE + len(payload) for payload in pending)
+        return state, (decode_ops(payload) for payload in pending)
+
+    def _scan_log(self, snapshot_scn: int) -> list[memoryview]:
+        """Validate the segments recovery needs, cut a torn tail, open the last segment for appending."""
+        segments = _segments_after(_list_segments(self.path), snapshot_scn)
+        pending: list[memoryview] = []
+        next_scn = snapshot_scn + 1
+        for index, segment in enumerate(segments):
+            data, base = _read_segment(
+                segment, expected_base=max(next_scn, snapshot_scn + 1) if index else None
+            )
+            if index == 0 and base > snapshot_scn + 1:
+                raise StoreCorruptError(
+                    f"{segment.path}: log resumes at SCN {base} but the snapshot ends at SCN {snapshot_scn}",
+                    hint=RESTORE_HINT,
+                )
+            next_scn = base
+            for item in scan_records(data, segment.path, base):
+                if isinstance(item, TornTail):
+                    self._cut_torn_tail(segment, item, is_last=index == len(segments) - 1)
+                    break
+                if item.scn > snapshot_scn:
+                    pending.append(item.payload)
+                next_scn = item.scn + 1
+        self._next_scn = max(next_scn, snapshot_scn + 1)
+        if segments:
+            self._open_segment(segments[-1])
+        else:
+            self._start_segment(self._next_scn)
+        return pending
+
+    @staticmethod
+    def _cut_torn_tail(segment: _Segment, tail: TornTail, *, is_last: bool) -> None:
+        if not is_last:
+            raise StoreCorruptError(
+                f"{segment.path}: {tail.reason} at offset {tail.offset} in a segment that is not the last one",
+                hint=RESTORE_HINT,
+            )
+        log.warning(
+            "%s: %s at offset %d (a crash interrupted the last commit); truncating it",
+            segment.path,
+            tail.reason,
+            tail.offset,
+        )
+        with segment.path.open("r+b") as file:
+            file.truncate(tail.offset)
+            os.fsync(file.fileno())
+
+    def append(self, ops: list[tuple]) -> int:
+        """Durably log one committed transaction and return its SCN."""
+        fd = self._require_segment()
+        scn = self._next_scn
+        try:
+            record = encode_record(scn, ops)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            raise StoreError(
+                f"transaction {scn} holds a value the store cannot save: {exc}",
+                hint="store only str, int, float, bool, datetime, UUID, Decimal and lists, sets or dicts of them",
+            ) from exc
+        try:
+            _write_all(fd, record)
+            if self._sync:
+                os.fdatasync(fd)
+        except OSError as exc:
+            self._close_segment()
+            raise StoreError(
+                f"could not write transaction {scn} to {self.path}: {exc}",
+                hint="free disk space or fix the device, then reopen the store; the transaction was not committed",
+            ) from exc
+        self._next_scn += 1
+        self._bytes_since_checkpoint += len(record)
+        return scn
+
+    def should_checkpoint(self) -> bool:
+        """True once the log written since the last snapshot outweighs the snapshot (and ``checkpoint_bytes``)."""
+        return self._bytes_since_checkpoint > max(self._checkpoint_bytes, self._snapshot_size)
+
+    def checkpoint(self, state: object) -> None:
+        """Atomically persist ``state`` (the graph after the last appended SCN) and start a new log segment.
+
+        Does nothing when the newest snapshot already covers the last appended SCN.
+        """
+        self._require_segment()
+        scn = self.last_scn
+        if scn == self._snapshot_scn:
+            return
+        target = _snapshot_path(self.path, scn)
+        temporary = target.with_name(target.name + _TEMP_SUFFIX)
+        try:
+            with temporary.open("wb", buffering=_SNAPSHOT_BUFFER) as file:
+                write_snapshot(file, scn, state)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temporary, target)
+            _fsync_directory(self.path)
+        except OSError as exc:
+            temporary.unlink(missing_ok=True)
+            raise StoreError(
+                f"could not write snapshot {target}: {exc}",
+                hint="free disk space; every committed transaction is still safe in the log, and the next "
+                "checkpoint tries again",
+            ) from exc
+        self._snapshot_scn = scn
+        self._snapshot_size = target.stat().st_size
+        self._bytes_since_checkpoint = 0
+        if self._segment is None or self._segment.base_scn != scn + 1:
+            self._start_segment(scn + 1)
+        self._drop_unneeded_files(scn)
+
+    def _drop_unneeded_files(self, snapshot_scn: int) -> None:
+        """Delete older snapshots, and closed segments beyond the retention budget (oldest first)."""
+        for scn, path in _numbered_files(self.path, _SNAPSHOT_PREFIX, _SNAPSHOT_SUFFIX):
+            if scn < snapshot_scn:
+                path.unlink()
+        retained = 0
+        for segment in reversed(_list_segments(self.path)):
+            if segment == self._segment:
+                continue
+            retained += segment.path.stat().st_size
+            if retained > self._retain_bytes:
+                segment.path.unlink()
+
+    def _start_segment(self, base_scn: int) -> None:
+        """Create a segment atomically (header written, synced, renamed into place) and switch to it."""
+        segment = _Segment(base_scn, _segment_path(self.path, base_scn))
+        temporary = segment.path.with_name(segment.path.name + _TEMP_SUFFIX)
+        with temporary.open("wb") as file:
+            file.write(encode_segment_header(base_scn))
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, segment.path)
+        _fsync_directory(self.path)
+        self._open_segment(segment)
+
+    def _open_segment(self, segment: _Segment) -> None:
+        self._close_segment()
+        self._segment_fd = os.open(segment.path, os.O_WRONLY | os.O_APPEND)
+        self._segment = segment
+
+    def _close_segment(self) -> None:
+        if self._segment_fd is not None:
+            os.close(self._segment_fd)
+        self._segment_fd = None
+        self._segment = None
+
+    def _require_open(self) -> None:
+        if self._lock_fd is None:
+            raise StoreError(f"the store {self.path} is closed", hint="open it again with DurableLog(path)")
+
+    def _require_segment(self) -> int:
+        self._require_open()
+        if self._segment_fd is None:
+            raise StoreError(
+                f"the log of {self.path} is not ready for writing",
+                hint="call recover() once after opening the store (and reopen it after a write error)",
+            )
+        return self._segment_fd
+
+    def close(self) -> None:
+        """Close the log and release the process lock; safe to call twice."""
+        self._close_segment()
+        if self._lock_fd is not None:
+            os.ftruncate(self._lock_fd, 0)
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def __enter__(self) -> DurableLog:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def read_since(path: Path, scn: int) -> Iterator[tuple[int, list[tuple]]]:
+    """Committed ``(scn, ops)`` records with an SCN above ``scn``, read without taking the store's lock.
+
+    Meant for a change-capture relay tailing a store another process (or this one) keeps writing: the
+    iteration ends at the newest complete record, and a record still being appended is left for the next
+    call. Pass 0 to start from the oldest retained record. Raises :class:`StoreError` if records after
+    ``scn`` were already deleted by retention (see the module docstring).
+    """
+    directory = Path(path)
+    if not directory.is_dir():
+        raise StoreError(
+            f"no graph store at {directory}", hint="pass the directory of an embedded graph store"
+        )
+    segments = _segments_after(_list_segments(directory), scn)
+    if segments and segments[0].base_scn > scn + 1:
+        _raise_not_retained(directory, scn, segments[0].base_scn)
+    expected_base = None
+    for index, segment in enumerate(segments):
+        try:
+            data, base = _read_segment(segment, expected_base)
+        except FileNotFoundError:
+            _raise_not_retained(directory, scn, None)
+        expected_base = base
+        for item in scan_records(data, segment.path, base):
+            if isinstance(item, TornTail):
+                if index < len(segments) - 1:
+                    raise StoreCorruptError(
+                        f"{segment.path}: {item.reason} at offset {item.offset}", hint=RESTORE_HINT
+                    )
+                return
+            expected_base = item.scn + 1
+            if item.scn > scn:
+                yield item.scn, decode_ops(item.payload)
+
+
+def _raise_not_retained(directory: Path, scn: int, oldest: int | None) -> NoReturn:
+    oldest_text = f"; the oldest retained SCN is {oldest}" if oldest is not None else ""
+    raise StoreError(
+        f"transactions after SCN {scn} are no longer retained in {directory}{oldest_text}",
+        hint="re-seed the consumer from a `lineage graph export`, or open the store with a larger retain_bytes",
+    )

@@ -1,0 +1,537 @@
+"""GraphSON 3.0 export and import, one vertex per line, through Gremlin traversals only.
+
+The format is the one TinkerPop's ``io()`` step reads and writes (``GraphSONWriter`` with
+``wrapAdjacencyList=false``): every line is one ``g:Vertex`` holding its label, its vertex properties
+(with ids and meta-properties) and its ``outE``/``inE`` adjacency. Values carry GraphSON type tags
+(``g:Int32``, ``g:Int64``, ``g:Double``, ``g:Date``, ``g:UUID``, ``g:List``, ``g:Set``, ``g:Map``, ...).
+
+Both directions talk to the graph only through a ``GraphTraversalSource``, so they work the same on the
+embedded engine and on JanusGraph Server. Memory stays bounded: export reads vertices in batches, import
+streams the file twice (vertices first, then the edges of each ``outE``), holding only the old-to-new
+vertex id map.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import IO, Any
+
+from gremlin_python.driver.protocol import GremlinServerError
+from gremlin_python.process.graph_traversal import GraphTraversal, GraphTraversalSource, __
+from gremlin_python.process.traversal import Cardinality, T
+from gremlin_python.structure.io.graphsonV3d0 import FloatIO
+from janusgraph_python.structure.io.graphsonV3d0 import JanusGraphSONReader, JanusGraphSONWriter
+
+from lineage_platform.errors import GraphError
+
+# progress(phase, done, total): phase "vertices"/"edges"; done and total in the phase's own unit
+# (bytes of the file for import, vertices for export)
+ProgressCallback = Callable[[str, int, int], None]
+
+
+class GraphSONFormatError(GraphError):
+    """A GraphSON line that cannot be read; carries the 1-based line number."""
+
+    def __init__(self, message: str, *, line: int, hint: str | None = None) -> None:
+        super().__init__(f"line {line}: {message}", hint=hint)
+        self.line = line
+        self.reason = message
+
+
+class IdStrategy(StrEnum):
+    """How element ids from the file reach the graph."""
+
+    KEEP = "keep"  # write the file's vertex and edge ids (embedded engine, TinkerGraph)
+    GENERATE = "generate"  # let the graph choose ids and map old -> new for edges (JanusGraph default)
+
+
+def default_id_strategy(graph_url: str) -> IdStrategy:
+    """Keep ids on the embedded engine; let a Gremlin Server (JanusGraph: no user-supplied ids by default)
+    generate them."""
+    return IdStrategy.GENERATE if graph_url.startswith(("ws://", "wss://")) else IdStrategy.KEEP
+
+
+@dataclass(frozen=True)
+class PropertyRecord:
+    """One vertex property: its id, key, value and meta-properties."""
+
+    id: Any
+    key: str
+    value: Any
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EdgeRecord:
+    """One edge as seen from one end: ``other`` is the far vertex's id."""
+
+    id: Any
+    label: str
+    other: Any
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class VertexRecord:
+    """One GraphSON line: a vertex with its properties and adjacent edges."""
+
+    id: Any
+    label: str
+    properties: list[PropertyRecord] = field(default_factory=list)
+    out_edges: list[EdgeRecord] = field(default_factory=list)
+    in_edges: list[EdgeRecord] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ExportSummary:
+    """What an export wrote."""
+
+    vertices: int
+    edges: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ImportSummary:
+    """What an import wrote and what it kept aside."""
+
+    vertices: int
+    edges: int
+    skipped: int
+    seconds: float
+    bad_lines_file: Path | None = None
+
+
+# ---------------------------------------------------------------------------------------------- format
+
+
+class Float32(float):
+    """A float read from a GraphSON ``g:Float`` (a Java float); written back as ``g:Float``, where a plain
+    Python float is written as ``g:Double``."""
+
+
+class _Float32IO:
+    """Reads ``g:Float`` as `Float32` and writes `Float32` as ``g:Float`` (registered on this module's
+    reader and writer only, not in gremlinpython's global tables)."""
+
+    @classmethod
+    def objectify(cls, value: Any, reader: Any) -> Float32:
+        return Float32(FloatIO.objectify(value, reader))
+
+    @classmethod
+    def dictify(cls, value: Float32, writer: Any) -> Any:
+        return FloatIO.dictify(value, writer)
+
+
+_READER = JanusGraphSONReader()
+_READER.deserializers["g:Float"] = _Float32IO
+_WRITER = JanusGraphSONWriter()
+_WRITER.serializers[Float32] = _Float32IO
+
+
+def _check_tags(value: Any) -> None:
+    """Refuse type tags this reader does not know (the library reader would keep them as plain dicts)."""
+    if isinstance(value, dict):
+        if "@type" in value and value["@type"] not in _READER.deserializers:
+            raise ValueError(f"unknown GraphSON type {value['@type']!r}")
+        for item in value.values():
+            _check_tags(item)
+    elif isinstance(value, list):
+        for item in value:
+            _check_tags(item)
+
+
+def _typed(value: Any) -> Any:
+    """Decode one type-tagged GraphSON value."""
+    _check_tags(value)
+    return _READER.to_object(value)
+
+
+def _edges(adjacency: dict[str, Any], far_end: str) -> list[EdgeRecord]:
+    return [
+        EdgeRecord(
+            id=_typed(edge["id"]),
+            label=label,
+            other=_typed(edge[far_end]),
+            properties={key: _typed(value) for key, value in edge.get("properties", {}).items()},
+        )
+        for label, edges in adjacency.items()
+        for edge in edges
+    ]
+
+
+def parse_vertex_line(text: str, line: int = 1) -> VertexRecord:
+    """Read one GraphSON 3.0 vertex line.
+
+    >>> parse_vertex_line('{"id":{"@type":"g:Int32","@value":1},"label":"person"}').label
+    'person'
+
+    Raises:
+        GraphSONFormatError: the line is not JSON or not a vertex; ``line`` is put into the message.
+    """
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GraphSONFormatError(
+            f"not JSON ({exc.msg} at column {exc.colno})", line=line, hint="each line must be one JSON vertex"
+        ) from exc
+    if not isinstance(doc, dict) or "id" not in doc or "label" not in doc:
+        raise GraphSONFormatError(
+            "not a vertex: an object with 'id' and 'label' is expected",
+            line=line,
+            hint="is this a one-vertex-per-line GraphSON 3.0 file (wrapAdjacencyList=false)?",
+        )
+    try:
+        properties = [
+            PropertyRecord(
+                id=_typed(prop.get("id")),
+                key=key,
+                value=_typed(prop["value"]),
+                meta={meta_key: _typed(v) for meta_key, v in prop.get("properties", {}).items()},
+            )
+            for key, props in doc.get("properties", {}).items()
+            for prop in props
+        ]
+        return VertexRecord(
+            id=_typed(doc["id"]),
+            label=doc["label"],
+            properties=properties,
+            out_edges=_edges(doc.get("outE", {}), "inV"),
+            in_edges=_edges(doc.get("inE", {}), "outV"),
+        )
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise GraphSONFormatError(
+            f"malformed vertex: {type(exc).__name__}: {exc}",
+            line=line,
+            hint="compare the line with the GraphSON 3.0 vertex layout (properties, outE, inE)",
+        ) from exc
+
+
+def _adjacency(edges: list[EdgeRecord], far_end: str) -> dict[str, list[dict[str, Any]]]:
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for edge in edges:
+        entry: dict[str, Any] = {"id": _WRITER.to_dict(edge.id), far_end: _WRITER.to_dict(edge.other)}
+        if edge.properties:
+            entry["properties"] = {k: _WRITER.to_dict(v) for k, v in edge.properties.items()}
+        grouped.setdefault(edge.label, []).append(entry)
+    return grouped
+
+
+def format_vertex_line(vertex: VertexRecord) -> str:
+    """Write one vertex as a GraphSON 3.0 line (no trailing newline); the inverse of `parse_vertex_line`."""
+    doc: dict[str, Any] = {"id": _WRITER.to_dict(vertex.id), "label": vertex.label}
+    if vertex.in_edges:
+        doc["inE"] = _adjacency(vertex.in_edges, "outV")
+    if vertex.out_edges:
+        doc["outE"] = _adjacency(vertex.out_edges, "inV")
+    properties: dict[str, list[dict[str, Any]]] = {}
+    for prop in vertex.properties:
+        entry: dict[str, Any] = {"id": _WRITER.to_dict(prop.id), "value": _WRITER.to_dict(prop.value)}
+        if prop.meta:
+            entry["properties"] = {k: _WRITER.to_dict(v) for k, v in prop.meta.items()}
+        properties.setdefault(prop.key, []).append(entry)
+    if properties:
+        doc["properties"] = properties
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+
+
+# ---------------------------------------------------------------------------------------------- export
+
+
+def _project_edges(edges: GraphTraversal, far_vertex: GraphTraversal) -> GraphTraversal:
+    """Each edge as {id, label, other (far vertex id), properties}, folded into one list."""
+    return (
+        edges.project("id", "label", "other", "properties")
+        .by(__.id_())
+        .by(__.label())
+        .by(far_vertex.id_())
+        .by(__.value_map())
+        .fold()
+    )
+
+
+def _project_vertices(vertices: GraphTraversal) -> GraphTraversal:
+    """Each vertex as {id, label, properties (with ids and meta-properties), outE, inE}."""
+    return (
+        vertices.project("id", "label", "properties", "outE", "inE")
+        .by(__.id_())
+        .by(__.label())
+        .by(
+            __.properties()
+            .project("id", "key", "value", "meta")
+            .by(__.id_())
+            .by(__.key())
+            .by(__.value())
+            .by(__.value_map())
+            .fold()
+        )
+        .by(_project_edges(__.out_e(), __.in_v()))
+        .by(_project_edges(__.in_e(), __.out_v()))
+    )
+
+
+def _vertex_record(row: dict[str, Any]) -> VertexRecord:
+    return VertexRecord(
+        id=row["id"],
+        label=row["label"],
+        properties=[
+            PropertyRecord(p["id"], p["key"], p["value"], dict(p["meta"])) for p in row["properties"]
+        ],
+        out_edges=[EdgeRecord(e["id"], e["label"], e["other"], dict(e["properties"])) for e in row["outE"]],
+        in_edges=[EdgeRecord(e["id"], e["label"], e["other"], dict(e["properties"])) for e in row["inE"]],
+    )
+
+
+def read_vertices(g: GraphTraversalSource, batch_size: int = 200) -> Iterator[VertexRecord]:
+    """Yield every vertex of the graph with its properties and edges, `batch_size` vertices per traversal."""
+    ids = g.V().id_().to_list()
+    for start in range(0, len(ids), batch_size):
+        for row in _project_vertices(g.V(*ids[start : start + batch_size])).to_list():
+            yield _vertex_record(row)
+
+
+def export_graph(
+    g: GraphTraversalSource,
+    path_or_file: str | Path | IO[str],
+    progress: ProgressCallback | None = None,
+    batch_size: int = 200,
+) -> ExportSummary:
+    """Write the whole graph as GraphSON 3.0, one vertex per line, to a path or an open text file."""
+    started = time.perf_counter()
+    total = g.V().count().next()
+    vertices = edges = 0
+    with _open_for_writing(path_or_file) as out:
+        for vertex in read_vertices(g, batch_size):
+            out.write(format_vertex_line(vertex) + "\n")
+            vertices += 1
+            edges += len(vertex.out_edges)
+            if progress:
+                progress("vertices", vertices, total)
+    return ExportSummary(vertices=vertices, edges=edges, seconds=time.perf_counter() - started)
+
+
+class _open_for_writing:
+    """Context manager that opens a path, or borrows an already open file without closing it."""
+
+    def __init__(self, path_or_file: str | Path | IO[str]) -> None:
+        self._target = path_or_file
+        self._owned: IO[str] | None = None
+
+    def __enter__(self) -> IO[str]:
+        if isinstance(self._target, str | Path):
+            self._owned = open(self._target, "w", encoding="utf-8")
+            return self._owned
+        return self._target
+
+    def __exit__(self, *exc: object) -> None:
+        if self._owned is not None:
+            self._owned.close()
+
+
+# ---------------------------------------------------------------------------------------------- import
+
+
+def _numbered_lines(path: Path) -> Iterator[tuple[int, int, str]]:
+    """Yield (line number, bytes read so far, text) for every non-blank line."""
+    done = 0
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            done += len(raw)
+            text = raw.decode("utf-8", errors="replace").strip()
+            if text:
+                yield number, done, text
+
+
+class _BadLines:
+    """The side file where skipped lines wait, each with its line number and reason."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.count = 0
+        self._handle: IO[str] | None = None
+
+    def keep(self, line: int, reason: str, text: str) -> None:
+        """Record one bad line, or raise when no side file was asked for."""
+        if self.path is None:
+            raise GraphSONFormatError(
+                reason, line=line, hint="fix the line, or pass --skip-bad to keep bad lines aside and go on"
+            )
+        if self._handle is None:
+            self._handle = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        self._handle.write(json.dumps({"line": line, "reason": reason, "text": text}) + "\n")
+        self.count += 1
+
+    def close(self) -> None:
+        """Flush and close the side file, if one was opened."""
+        if self._handle is not None:
+            self._handle.close()
+
+
+def _add_vertex(
+    t: GraphTraversal | GraphTraversalSource, vertex: VertexRecord, keep_ids: bool
+) -> GraphTraversal:
+    step = t.add_v(vertex.label)
+    if keep_ids:
+        step = step.property(T.id, vertex.id)
+    counts: dict[str, int] = {}
+    for prop in vertex.properties:
+        counts[prop.key] = counts.get(prop.key, 0) + 1
+    for prop in vertex.properties:
+        extra = [item for pair in prop.meta.items() for item in pair]
+        if counts[prop.key] > 1:
+            step = step.property(Cardinality.list_, prop.key, prop.value, *extra)
+        else:
+            step = step.property(prop.key, prop.value, *extra)
+    return step
+
+
+def _write_vertices(
+    g: GraphTraversalSource, batch: list[tuple[int, str, VertexRecord]], keep_ids: bool
+) -> dict[Any, Any]:
+    """Create a batch of vertices in one traversal; return old id -> new id."""
+    t: GraphTraversal | GraphTraversalSource = g
+    for index, (_, _, vertex) in enumerate(batch):
+        t = _add_vertex(t, vertex, keep_ids).as_(f"v{index}")
+    labels = [f"v{index}" for index in range(len(batch))]
+    if len(labels) == 1:
+        new_ids = [t.id_().next()]
+    else:
+        row = t.select(*labels).by(__.id_()).next()
+        new_ids = [row[label] for label in labels]
+    return {vertex.id: new_id for (_, _, vertex), new_id in zip(batch, new_ids)}
+
+
+def _write_edges(
+    g: GraphTraversalSource, batch: list[tuple[int, str, Any, EdgeRecord]], keep_ids: bool
+) -> None:
+    """Create a batch of edges (out vertex new id, edge) in one traversal."""
+    t: GraphTraversal | GraphTraversalSource = g
+    for _, _, out_id, edge in batch:
+        t = t.add_e(edge.label).from_(__.V(out_id)).to(__.V(edge.other))
+        if keep_ids:
+            t = t.property(T.id, edge.id)
+        for key, value in edge.properties.items():
+            t = t.property(key, value)
+    t.iterate()
+
+
+# what a graph raises when it refuses a write: the embedded engine's errors, or a Gremlin Server's reply
+_REJECTED = (GraphError, GremlinServerError)
+
+
+def _flush(write: Callable[[list[Any]], None], batch: list[Any], bad: _BadLines) -> int:
+    """Write a batch and return how many items made it; when bad lines are kept aside and the batch
+    fails, retry item by item so only the rejected items (each is (line, text, ...)) go to the side file."""
+    try:
+        write(batch)
+        return len(batch)
+    except _REJECTED:
+        if bad.path is None:
+            raise
+    written = 0
+    for item in batch:
+        try:
+            write([item])
+            written += 1
+        except _REJECTED as exc:
+            bad.keep(item[0], f"rejected by the graph: {exc}", item[1])
+    return written
+
+
+def import_graph(
+    g: GraphTraversalSource,
+    path: str | Path,
+    batch_size: int = 100,
+    id_strategy: IdStrategy | str = IdStrategy.KEEP,
+    bad_lines_file: str | Path | None = None,
+    progress: ProgressCallback | None = None,
+) -> ImportSummary:
+    """Load a GraphSON 3.0 file (one vertex per line) into the graph behind `g`.
+
+    Vertex-property ids are always chosen by the graph (JanusGraph cannot take them, and TinkerPop's
+    data files only number them). Vertices are written first, `batch_size` per traversal; the edges follow in a second pass over the
+    file, taken from each vertex's ``outE`` so every edge is written once. With ``bad_lines_file`` a line
+    that cannot be read or written is recorded there (line number, reason, text) and the import goes on;
+    without it the first bad line raises `GraphSONFormatError`.
+    """
+    started = time.perf_counter()
+    path = Path(path)
+    if not path.is_file():
+        raise GraphError(f"no such file: {path}", hint="pass the path of a GraphSON 3.0 file")
+    keep_ids = IdStrategy(id_strategy) is IdStrategy.KEEP
+    bad = _BadLines(Path(bad_lines_file) if bad_lines_file else None)
+    total = path.stat().st_size
+    id_map: dict[Any, Any] = {}
+    bad_vertex_lines: set[int] = set()
+    edges = 0
+    try:
+        vertex_batch: list[tuple[int, str, VertexRecord]] = []
+
+        def write_vertices(batch: list[tuple[int, str, VertexRecord]]) -> None:
+            id_map.update(_write_vertices(g, batch, keep_ids))
+
+        for number, done, text in _numbered_lines(path):
+            try:
+                vertex_batch.append((number, text, parse_vertex_line(text, number)))
+            except GraphSONFormatError as exc:
+                if bad.path is None:
+                    raise
+                bad.keep(number, exc.reason, text)
+                bad_vertex_lines.add(number)
+            if len(vertex_batch) >= batch_size:
+                _flush(write_vertices, vertex_batch, bad)
+                vertex_batch = []
+                if progress:
+                    progress("vertices", done, total)
+        if vertex_batch:
+            _flush(write_vertices, vertex_batch, bad)
+        if progress:
+            progress("vertices", total, total)
+
+        edge_batch: list[tuple[int, str, Any, EdgeRecord]] = []
+
+        def write_edges(batch: list[tuple[int, str, Any, EdgeRecord]]) -> None:
+            _write_edges(g, batch, keep_ids)
+
+        for number, done, text in _numbered_lines(path):
+            if number in bad_vertex_lines:
+                continue
+            vertex = parse_vertex_line(text, number)
+            if vertex.id not in id_map:
+                continue  # its vertex was rejected by the graph and is already kept aside
+            for edge in vertex.out_edges:
+                if edge.other not in id_map:
+                    bad.keep(
+                        number,
+                        f"edge {edge.id!r} goes to vertex {edge.other!r}, which was not imported",
+                        text,
+                    )
+                    continue
+                edge_batch.append((number, text, id_map[vertex.id], _retarget(edge, id_map[edge.other])))
+            if len(edge_batch) >= batch_size:
+                edges += _flush(write_edges, edge_batch, bad)
+                edge_batch = []
+                if progress:
+                    progress("edges", done, total)
+        if edge_batch:
+            edges += _flush(write_edges, edge_batch, bad)
+        if progress:
+            progress("edges", total, total)
+    finally:
+        bad.close()
+    return ImportSummary(
+        vertices=len(id_map),
+        edges=edges,
+        skipped=bad.count,
+        seconds=time.perf_counter() - started,
+        bad_lines_file=bad.path if bad.count else None,
+    )
+
+
+def _retarget(edge: EdgeRecord, new_other: Any) -> EdgeRecord:
+    return EdgeRecord(edge.id, edge.label, new_other, edge.properties)

@@ -1,0 +1,251 @@
+"""Batched, idempotent writer of lineage records into the graph.
+
+Vertices are keyed by label + qualifiedName, edges by endpoints + label (+ process, strength, transform and key
+path for column lineage). Every write is an upsert (``mergeV`` / ``mergeE``) sent as one traversal per batch, so the
+same code serves the embedded engine and JanusGraph, and re-running a load changes nothing.
+
+Graph shape written for one statement (see DESIGN.md):
+
+    database -contains-> table -hasColumn-> column
+    dataset -usedBy-> process -generated-> dataset        (table level)
+    column -flowsTo{process, strength, transform, keyPath, masking}-> column
+    column -flowsTo{...}-> table                           (weak dependency on every column of the target)
+    process -hasRun-> run                                  (who, when, where, which job, how)
+
+A plain SELECT's temporary result is a dataset of its own (``$result:<process key>``, datasetKind ``result``), so
+downstream traces show where data was read out to, as in the DAG provenance model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gremlin_python.process.graph_traversal import GraphTraversalSource, __
+from gremlin_python.process.traversal import Direction, Merge, T
+
+from lineage_platform.model import RESULT_DATASET
+
+if TYPE_CHECKING:
+    from lineage_platform.model import Dataset, RunInfo, StatementLineage
+
+GUID_NAMESPACE = uuid.UUID("5f0c7d2e-8a43-4c0e-9a51-6b3c1f2d7e90")
+
+
+def statement_key(statement: StatementLineage) -> str:
+    """Stable identity of a process: a hash of the normalised statement text and its outputs."""
+    text = " ".join(statement.sql.split()).lower()
+    outputs = ",".join(sorted(d.name for d in statement.outputs))
+    return hashlib.sha1(f"{text}\x00{outputs}".encode()).hexdigest()[:20]
+
+
+def guid(label: str, qualified_name: str) -> str:
+    """Deterministic guid for a vertex, so re-runs and other writers agree on it."""
+    return str(uuid.uuid5(GUID_NAMESPACE, f"{label}:{qualified_name}"))
+
+
+@dataclass
+class WriteSummary:
+    """Counts of what a write created (upserts that matched existing elements are not counted)."""
+
+    statements: int = 0
+    vertices: int = 0
+    edges: int = 0
+    processes: int = 0
+    runs: int = 0
+    seconds: float = 0.0
+
+    def add(self, other: WriteSummary) -> None:
+        """Accumulate another summary into this one."""
+        for name in ("statements", "vertices", "edges", "processes", "runs", "seconds"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+@dataclass
+class _Batch:
+    """Vertices and edges of some statements, de-duplicated by key, ready to upsert."""
+
+    vertices: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    edges: dict[tuple, dict[str, Any]] = field(default_factory=dict)
+    statements: int = 0
+
+    def vertex(self, label: str, qualified_name: str, **properties: Any) -> tuple[str, str]:
+        key = (label, qualified_name)
+        props = self.vertices.setdefault(key, {"name": qualified_name.rsplit(".", 1)[-1]})
+        props.update({k: v for k, v in properties.items() if v is not None})
+        return key
+
+    def edge(self, label: str, out: tuple[str, str], in_: tuple[str, str], **properties: Any) -> None:
+        props = {k: v for k, v in properties.items() if v is not None}
+        self.edges[(label, out, in_, tuple(sorted(props.items())))] = props
+
+
+def _dataset_vertex(batch: _Batch, dataset: Dataset, result_name: str) -> tuple[str, str]:
+    if dataset.kind == "path":
+        return batch.vertex("file", dataset.name, name=dataset.name, typeName="file", datasetKind="path")
+    if dataset.name == RESULT_DATASET:
+        table = batch.vertex(
+            "table", result_name, name="query result", typeName="table", datasetKind="result"
+        )
+    else:
+        table = batch.vertex("table", dataset.name, typeName="table", datasetKind=dataset.kind)
+    if "." in dataset.name:
+        database = batch.vertex("database", dataset.name.split(".", 1)[0], typeName="database")
+        batch.edge("contains", database, table)
+    for column in dataset.columns:
+        _column_vertex(batch, f"{table[1]}.{column}")
+    return table
+
+
+def _column_vertex(batch: _Batch, qualified_name: str) -> tuple[str, str]:
+    column = batch.vertex("column", qualified_name, typeName="column")
+    table = batch.vertex("table", qualified_name.rsplit(".", 1)[0], typeName="table")
+    batch.edge("hasColumn", table, column)
+    return column
+
+
+def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | None) -> None:
+    key = statement_key(statement)
+    result_name = f"{RESULT_DATASET}:{key}"  # a SELECT's temporary result: one dataset per process
+
+    def name(target: str) -> str:
+        return result_name + target[len(RESULT_DATASET) :] if target.startswith(RESULT_DATASET) else target
+
+    first_output = statement.outputs[0].name if statement.outputs else "-"
+    process = batch.vertex(
+        "process",
+        f"process:{key}",
+        name=f"{statement.operation} {first_output}",
+        typeName="process",
+        operation=statement.operation,
+        queryText=statement.sql,
+        predicates=json.dumps([p.to_dict() for p in statement.predicates], default=str),
+    )
+    for dataset in statement.inputs:
+        batch.edge("usedBy", _dataset_vertex(batch, dataset, result_name), process)
+    for dataset in statement.outputs:
+        batch.edge("generated", process, _dataset_vertex(batch, dataset, result_name))
+    output_names = {name(d.name) for d in statement.outputs}
+    for edge in statement.column_edges:
+        source = _column_vertex(batch, edge.source)
+        target_name = name(edge.target)
+        is_dataset = target_name in output_names
+        target = batch.vertex("table", target_name) if is_dataset else _column_vertex(batch, target_name)
+        batch.edge(
+            "flowsTo",
+            source,
+            target,
+            process=process[1],
+            strength=edge.strength,
+            transform=edge.transform,
+            keyPath=edge.key_path or "",
+            masking=bool(edge.masking),
+        )
+    if run is not None:
+        run_vertex = batch.vertex(
+            "run",
+            f"run:{run.run_id(key)}",
+            name=run.start_time or key,
+            typeName="run",
+            user=run.user,
+            startTime=run.start_time,
+            endTime=run.end_time,
+            host=run.host,
+            cluster=run.cluster,
+            engine=run.engine,
+            job=run.job,
+            queue=run.queue,
+            status=run.status,
+            source=run.source,
+        )
+        batch.edge("hasRun", process, run_vertex)
+    batch.statements += 1
+
+
+class LineageWriter:
+    """Upserts lineage records into a graph in batches of ``batch_size`` elements per traversal."""
+
+    def __init__(
+        self, g: GraphTraversalSource, *, batch_size: int = 500, created_by: str = "lineage"
+    ) -> None:
+        self.g = g
+        self.batch_size = batch_size
+        self.created_by = created_by
+        self._ids: dict[tuple[str, str], Any] = {}
+
+    def write(self, statements: Iterable[StatementLineage], run: RunInfo | None = None) -> WriteSummary:
+        """Write statements that share one run's provenance (or none)."""
+        return self.write_runs((statement, run) for statement in statements)
+
+    def write_runs(self, items: Iterable[tuple[StatementLineage, RunInfo | None]]) -> WriteSummary:
+        """Write (statement, run) pairs; vertices and edges go out in batches of about ``batch_size``."""
+        summary = WriteSummary()
+        batch = _Batch()
+        for statement, run in items:
+            _add_statement(batch, statement, run)
+            if len(batch.vertices) + len(batch.edges) >= self.batch_size:
+                summary.add(self._flush(batch))
+                batch = _Batch()
+        if batch.statements:
+            summary.add(self._flush(batch))
+        return summary
+
+    def _flush(self, batch: _Batch) -> WriteSummary:
+        started = time.perf_counter()
+        token = time.time_ns() // 1000  # createTime marks what this flush created (micro-second resolution)
+        summary = WriteSummary(statements=batch.statements)
+        missing = [key for key in batch.vertices if key not in self._ids]
+        for chunk in _chunks(missing, self.batch_size):
+            created = self._upsert_vertices(chunk, batch, token)
+            summary.vertices += sum(created)
+            summary.processes += sum(c for key, c in zip(chunk, created) if key[0] == "process")
+            summary.runs += sum(c for key, c in zip(chunk, created) if key[0] == "run")
+        for chunk in _chunks(list(batch.edges.items()), self.batch_size):
+            summary.edges += self._upsert_edges(chunk, token)
+        summary.seconds = time.perf_counter() - started
+        return summary
+
+    def _upsert_vertices(self, keys: list[tuple[str, str]], batch: _Batch, token: int) -> list[bool]:
+        rows = []
+        for label, qualified_name in keys:
+            create = dict(batch.vertices[(label, qualified_name)])
+            create.update(
+                guid=guid(label, qualified_name), createTime=token, createBy=self.created_by, version=1
+            )
+            rows.append({"match": {T.label: label, "qualifiedName": qualified_name}, "create": create})
+        results = (
+            self.g.inject(*rows)
+            .merge_v(__.select("match"))
+            .option(Merge.on_create, __.select("create"))
+            .project("id", "createTime")
+            .by(__.id_())
+            .by(__.values("createTime"))
+            .to_list()
+        )
+        for key, result in zip(keys, results):
+            self._ids[key] = result["id"]
+        return [result["createTime"] == token for result in results]
+
+    def _upsert_edges(self, chunk: list[tuple[tuple, dict[str, Any]]], token: int) -> int:
+        rows = []
+        for (label, out, in_, _), props in chunk:
+            match = {T.label: label, Direction.OUT: self._ids[out], Direction.IN: self._ids[in_], **props}
+            rows.append({"match": match, "create": {"createTime": token}})
+        results = (
+            self.g.inject(*rows)
+            .merge_e(__.select("match"))
+            .option(Merge.on_create, __.select("create"))
+            .values("createTime")
+            .to_list()
+        )
+        return sum(1 for created in results if created == token)
+
+
+def _chunks(items: list, size: int) -> Iterator[list]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

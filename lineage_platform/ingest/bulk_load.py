@@ -1,0 +1,364 @@
+"""The Spark bulk load: job logs -> distinct lineage statements -> parsed lineage -> graph.
+
+Stages (each Spark step runs in the executors; only counts, bad records and, for an embedded graph, the
+parsed batches come back to the driver):
+
+1. read: ``wholeTextFiles`` hands each log file to one task, whose reader (``readers/``) yields query
+   records or bad records; failed queries are counted and dropped; each succeeded query is split into
+   statements and those without lineage (SET, USE, SHOW, plain SELECT ...) are counted and dropped
+   (``statements.prepare_query``).
+2. de-duplicate: statements are keyed by their normalised text (see ``statements.py``); every run of a
+   statement keeps its own provenance (a ``RunInfo``), joined back to the one distinct statement.
+3. batch: the distinct statements are spread over ``ceil(distinct / checkpoint_every)`` numbered batches
+   by a hash of their key (the same batches in every run over the same input); batches already marked
+   done in the state folder (``state.py``) are left out.
+4. parse: ``extract_lineage`` runs in the executors, a batch per task; failures are kept with their reason.
+5. write: with an embedded graph (one process may open it) the executors parse every batch first (the
+   results stay cached in Spark) and then the driver writes them one by one (``toLocalIterator``); with a
+   ``ws://`` graph every executor connects and writes the batches it parsed. After a batch is written its
+   marker is renamed into place, so a killed run resumes where it stopped, and the writer's keyed upserts
+   make re-writing anything harmless.
+
+Bad records and unparseable statements end in the state folder's side file ``rejected.jsonl``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Protocol
+
+from lineage_platform.config import load_settings
+from lineage_platform.ingest.readers import AUTO, read_text, reader_for
+from lineage_platform.ingest.records import FAILED, BadRecord
+from lineage_platform.ingest.spark import session
+from lineage_platform.ingest.state import LoadState, fingerprint, list_inputs
+from lineage_platform.ingest.statements import Statement, prepare_query
+from lineage_platform.model import RunInfo, StatementLineage
+
+DEFAULT_CHECKPOINT_EVERY = 200
+_TALLY = "tally"  # key of the per-partition counts; statement keys are hex digests, so never equal
+
+
+class LoadProgress(Protocol):
+    """What the load reports while it runs (the CLI shows it with rich)."""
+
+    def phase(self, name: str, total: int | None = None) -> None:
+        """A new phase starts; ``total`` is its number of steps when known."""
+
+    def advance(self, steps: int = 1) -> None:
+        """Steps of the current phase are done."""
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """What to load, from where, into which graph."""
+
+    paths: tuple[str, ...]
+    fmt: str = AUTO
+    master: str = "local[*]"
+    graph_url: str | None = None
+    schema: Mapping[str, Any] | None = None
+    default_db: str | None = None
+    state_dir: Path | None = None
+    batch_size: int = 500
+    checkpoint_every: int = DEFAULT_CHECKPOINT_EVERY
+
+
+@dataclass
+class LoadSummary:
+    """Counts of one load. Parse and write counts cover every batch of the input, also those a resumed run
+    found already done; vertices and edges are the elements the load's writes created."""
+
+    files: int = 0
+    records: int = 0
+    bad_records: int = 0
+    failed_queries: int = 0
+    statements: int = 0
+    skipped_statements: int = 0
+    distinct: int = 0
+    parsed: int = 0
+    parse_failed: int = 0
+    batches: int = 0
+    batches_resumed: int = 0
+    vertices: int = 0
+    edges: int = 0
+    processes: int = 0
+    runs: int = 0
+    parse_seconds: float = 0.0
+    write_seconds: float = 0.0
+    seconds: float = 0.0
+    state_dir: str = ""
+    rejected_file: str = ""
+
+    def rows(self) -> list[tuple[str, str]]:
+        """(name, value) pairs for display."""
+        return [
+            (item.name.replace("_", " "), f"{value:.2f}" if isinstance(value, float) else str(value))
+            for item in fields(self)
+            if (value := getattr(self, item.name)) is not None
+        ]
+
+
+@dataclass(frozen=True)
+class ParsedStatement:
+    """A distinct statement after parsing: its lineage (empty on failure) and every run of it."""
+
+    statement: Statement
+    runs: tuple[RunInfo, ...]
+    lineage: tuple[StatementLineage, ...]
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ParsedBatch:
+    """The statements of one numbered batch, parsed, and how long parsing took."""
+
+    number: int
+    statements: tuple[ParsedStatement, ...]
+    parse_seconds: float
+
+
+# ---- executor-side functions (module level, so Spark can pickle them) --------------------------------
+
+
+def _local_path(uri: str) -> str:
+    return uri[len("file:") :] if uri.startswith("file:") else uri
+
+
+def read_partition(
+    files: Iterable[tuple[str, str]], fmt: str, default_db: str | None
+) -> Iterator[tuple[str, Any]]:
+    """Runs of lineage statements in one partition's logs, as ``(key, (statement, (run,)))``, then one
+    ``(_TALLY, (counts, bad records))`` item with what the partition dropped and why."""
+    counts: Counter[str] = Counter()
+    bad: list[dict[str, Any]] = []
+    for uri, text in files:
+        for record in read_text(text, _local_path(uri), fmt):
+            if isinstance(record, BadRecord):
+                bad.append(record.to_dict())
+                continue
+            counts["records"] += 1
+            if record.status == FAILED:
+                counts["failed_queries"] += 1
+                continue
+            prepared = prepare_query(record.sql, record.engine, default_db)
+            counts["skipped_statements"] += prepared.skipped
+            counts["statements"] += len(prepared.statements)
+            run = record.run_info()
+            for statement in prepared.statements:
+                yield statement.key, (statement, (run,))
+    counts["bad_records"] = len(bad)
+    yield _TALLY, (counts, bad)
+
+
+def batch_of(key: str, batches: int) -> int:
+    """The batch a statement key belongs to: a stable hash partition, the same in every run over the same input."""
+    return int(key[:12], 16) % batches
+
+
+def _merge_runs(left: tuple[Statement, tuple[RunInfo, ...]], right: tuple[Statement, tuple[RunInfo, ...]]):
+    return left[0], left[1] + right[1]
+
+
+def parse_statement(
+    statement: Statement, runs: Iterable[RunInfo], schema: Mapping[str, Any] | None
+) -> ParsedStatement:
+    """The lineage of one distinct statement; any failure is kept as the reason, never raised."""
+    from lineage_platform.sql import extract_lineage
+
+    ordered = tuple(sorted(runs, key=lambda run: (run.start_time or "", run.source or "")))
+    try:
+        lineage = extract_lineage(
+            statement.sql, schema=schema, dialect=statement.dialect, default_db=statement.default_db
+        )
+    except Exception as exc:  # a bulk load keeps going: any parser failure becomes a rejected statement
+        return ParsedStatement(statement, ordered, (), f"{type(exc).__name__}: {exc}")
+    useful = tuple(item for item in lineage if item.inputs or item.outputs)
+    if not useful:
+        issues = (
+            "; ".join(issue.message for item in lineage for issue in item.errors)
+            or "no datasets read or written"
+        )
+        return ParsedStatement(statement, ordered, (), f"no lineage: {issues}")
+    return ParsedStatement(statement, ordered, useful)
+
+
+def parse_batch(
+    number: int, items: Iterable[tuple[str, tuple[Statement, tuple[RunInfo, ...]]]], schema
+) -> ParsedBatch:
+    """Parse the statements of one batch, in key order."""
+    started = time.perf_counter()
+    parsed = tuple(
+        parse_statement(statement, runs, schema) for _, (statement, runs) in sorted(items, key=lambda i: i[0])
+    )
+    return ParsedBatch(number, parsed, time.perf_counter() - started)
+
+
+def _rejected_row(item: ParsedStatement) -> dict[str, Any]:
+    source, _, line = (item.runs[0].source or "").rpartition(":") if item.runs else ("", "", "0")
+    return {
+        "source": source,
+        "line": int(line or 0),
+        "reason": f"parse failed: {item.error}",
+        "raw": item.statement.sql,
+    }
+
+
+def write_batch(writer: Any, batch: ParsedBatch, state: LoadState) -> dict[str, Any]:
+    """Write one parsed batch, then mark it done in the state folder; returns the marker's content."""
+    pairs = [(lineage, run) for item in batch.statements for lineage in item.lineage for run in item.runs]
+    written = writer.write_runs(pairs)
+    failures = [_rejected_row(item) for item in batch.statements if item.error]
+    result = {
+        "batch": batch.number,
+        "statements": len(batch.statements),
+        "parsed": len(batch.statements) - len(failures),
+        "parse_failed": len(failures),
+        "failures": failures,
+        "vertices": written.vertices,
+        "edges": written.edges,
+        "processes": written.processes,
+        "runs": written.runs,
+        "parse_seconds": batch.parse_seconds,
+        "write_seconds": written.seconds,
+    }
+    state.mark_done(batch.number, result)
+    return result
+
+
+def write_partition(
+    batches: Iterable[ParsedBatch], graph_url: str, batch_size: int, state: LoadState
+) -> None:
+    """Executor side of a ``ws://`` load: connect and write this partition's batches."""
+    from lineage_platform.graph import connect
+    from lineage_platform.graph.writer import LineageWriter
+
+    writer = LineageWriter(connect(graph_url), batch_size=batch_size)
+    for batch in batches:
+        write_batch(writer, batch, state)
+
+
+# ---- driver ------------------------------------------------------------------------------------------
+
+
+class _Quiet:
+    def phase(self, name: str, total: int | None = None) -> None:
+        """No progress display."""
+
+    def advance(self, steps: int = 1) -> None:
+        """No progress display."""
+
+
+def _state_for(options: LoadOptions, files: list[Path], graph_url: str) -> LoadState:
+    root = options.state_dir or load_settings().work_dir / "ingest"
+    key = fingerprint(
+        files,
+        fmt=options.fmt,
+        default_db=options.default_db,
+        schema=options.schema,
+        graph=graph_url,
+        checkpoint_every=options.checkpoint_every,
+    )
+    return LoadState(root, key).create()
+
+
+def bulk_load(options: LoadOptions, progress: LoadProgress | None = None) -> LoadSummary:
+    """Load job logs into the lineage graph with Spark; see the module docstring for the stages."""
+    started = time.perf_counter()
+    progress = progress or _Quiet()
+    if options.fmt != AUTO:
+        reader_for(options.fmt)  # unknown formats fail here, before Spark starts
+    files = list_inputs(options.paths)
+    graph_url = options.graph_url or load_settings().graph_url
+    state = _state_for(options, files, graph_url)
+    spark = session(options.master)
+    context = spark.sparkContext
+
+    progress.phase(f"reading {len(files)} log files")
+    fmt, default_db = options.fmt, options.default_db
+    paths = ",".join(str(path) for path in files)
+    tagged = (
+        context.wholeTextFiles(paths, minPartitions=context.defaultParallelism)
+        .mapPartitions(lambda part: read_partition(part, fmt, default_db))
+        .cache()
+    )
+    distinct = tagged.filter(lambda item: item[0] != _TALLY).reduceByKey(_merge_runs).cache()
+    parsed = None
+    try:
+        summary = LoadSummary(files=len(files), state_dir=str(state.dir))
+        bad_records: list[dict[str, Any]] = []
+        for counts, bad in tagged.filter(lambda item: item[0] == _TALLY).values().collect():
+            for name, count in counts.items():
+                setattr(summary, name, getattr(summary, name) + count)
+            bad_records.extend(bad)
+        summary.distinct = distinct.count()
+        summary.batches = batches = math.ceil(summary.distinct / options.checkpoint_every)
+        done = state.done() & set(range(batches))
+        summary.batches_resumed = len(done)
+        todo = batches - len(done)
+        schema = context.broadcast(dict(options.schema) if options.schema else None)
+        parsed = (
+            distinct.map(lambda item: (batch_of(item[0], batches), item))
+            .filter(lambda pair: pair[0] not in done)
+            .groupByKey(numPartitions=max(1, min(todo, 4 * context.defaultParallelism)))
+            .map(lambda pair: parse_batch(pair[0], pair[1], schema.value))
+        )
+        if graph_url.startswith(("ws://", "wss://")):
+            progress.phase(f"parsing and writing {todo} batches in the executors")
+            batch_size = options.batch_size
+            parsed.foreachPartition(lambda part: write_partition(part, graph_url, batch_size, state))
+        else:
+            progress.phase(f"parsing {todo} batches in the executors")
+            parsed = parsed.cache()
+            parsed.count()
+            progress.phase("writing batches", batches)
+            progress.advance(len(done))
+            _write_on_driver(parsed.toLocalIterator(), graph_url, options.batch_size, state, progress)
+    finally:
+        for rdd in (parsed, distinct, tagged):
+            if rdd is not None:
+                rdd.unpersist()
+    return _finish(summary, state, bad_records, started)
+
+
+def _write_on_driver(
+    batches: Iterator[ParsedBatch],
+    graph_url: str,
+    batch_size: int,
+    state: LoadState,
+    progress: LoadProgress,
+) -> None:
+    from lineage_platform.graph import connect
+    from lineage_platform.graph.writer import LineageWriter
+
+    writer = LineageWriter(connect(graph_url), batch_size=batch_size)
+    for batch in batches:
+        write_batch(writer, batch, state)
+        progress.advance()
+
+
+def _finish(
+    summary: LoadSummary, state: LoadState, bad_records: list[dict[str, Any]], started: float
+) -> LoadSummary:
+    rejected: list[dict[str, Any]] = list(bad_records)
+    for result in state.results():
+        for name in (
+            "parsed",
+            "parse_failed",
+            "vertices",
+            "edges",
+            "processes",
+            "runs",
+            "parse_seconds",
+            "write_seconds",
+        ):
+            setattr(summary, name, getattr(summary, name) + result[name])
+        rejected.extend(result["failures"])
+    summary.rejected_file = str(state.write_rejected(rejected))
+    summary.seconds = time.perf_counter() - started
+    return summary

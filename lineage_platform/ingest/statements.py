@@ -1,0 +1,184 @@
+"""From the SQL text of one logged query to the distinct lineage statements it holds.
+
+A logged query may be a script (``SET hivevar:bizdate=...; USE dwd; INSERT ...``). This module splits
+it into statements, applies ``SET`` variables and ``USE`` databases to the statements after them, drops
+statements without lineage (SET, USE, SHOW, DESCRIBE, EXPLAIN, plain SELECT, ...), and normalises the
+rest so that runs of the same scheduled statement on different days share one key:
+
+* comments are removed, whitespace is collapsed and text outside quotes is lower-cased (Hive and
+  Spark identifiers and keywords are case-insensitive, so this keeps the statement's meaning);
+* inside string literals, ISO dates (``2026-01-05``, also inside paths) and whole ``yyyymmdd``
+  literals become ``${bizdate}``: a daily job reads and writes the same tables and columns whatever
+  its date, and its per-day runs stay apart as run provenance, not as different statements.
+
+Everything else (numbers, other literals, identifiers) is kept, so statements that differ in what
+they read or write never share a key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+DATE_PLACEHOLDER = "${bizdate}"
+ENGINE_DIALECTS: Mapping[str, str] = {"hive": "hive", "spark": "spark", "presto": "presto", "trino": "trino"}
+DEFAULT_DIALECT = "hive"
+
+# first keyword of statements that read or write datasets
+_LINEAGE_KEYWORDS = frozenset(
+    {
+        "insert",
+        "create",
+        "drop",
+        "alter",
+        "load",
+        "export",
+        "import",
+        "from",
+        "merge",
+        "update",
+        "delete",
+        "truncate",
+    }
+)
+# CREATE/DROP of these objects moves no data between datasets
+_NON_DATASET_OBJECTS = re.compile(r"^(create|drop)\s+(temporary\s+)?(function|macro|role)\b")
+_ISO_DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
+_COMPACT_DATE = re.compile(r"^\d{8}$")
+_SET_VARIABLE = re.compile(
+    r"^set\s+(?:(?:hivevar|hiveconf|spark\.sql\.variable)[:.])?([\w.]+)\s*=\s*(.*)$", re.I | re.S
+)
+_USE_DATABASE = re.compile(r"^use\s+`?(\w+)`?$", re.I)
+_SEGMENT = re.compile(
+    r"""(?P<comment>--[^\n]*|/\*.*?(?:\*/|$))
+      |(?P<string>'(?:\\.|[^'\\])*(?:'|$)|"(?:\\.|[^"\\])*(?:"|$))
+      |(?P<ident>`[^`]*(?:`|$))
+      |(?P<code>[^'"`;/-]+|/(?!\*)|-(?!-))
+      |(?P<semicolon>;)""",
+    re.S | re.X,
+)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One distinct lineage statement: normalised SQL, the dialect to parse it with and its default db."""
+
+    sql: str
+    dialect: str
+    default_db: str | None
+
+    @property
+    def key(self) -> str:
+        """Stable identity of the statement: equal for every run of it, whatever its date or layout."""
+        text = f"{self.dialect}\0{self.default_db or ''}\0{self.sql}"
+        return hashlib.sha1(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class PreparedQuery:
+    """What one logged query holds: its lineage statements and how many statements carried no lineage."""
+
+    statements: tuple[Statement, ...]
+    skipped: int
+
+
+def _segments(sql: str) -> Iterator[tuple[str, str]]:
+    """(kind, text) pieces of SQL: comment, string, ident, code or semicolon."""
+    for match in _SEGMENT.finditer(sql):
+        kind = match.lastgroup
+        assert kind is not None
+        yield kind, match.group()
+
+
+def split_statements(sql: str) -> list[str]:
+    """Split a script on semicolons outside quotes and comments; empty statements are left out.
+
+    >>> split_statements("SET a=1; SELECT ';' -- x;\\n; INSERT INTO t SELECT 1")
+    ['SET a=1', "SELECT ';' -- x;", 'INSERT INTO t SELECT 1']
+    """
+    statements, current = [], []
+    for kind, text in _segments(sql):
+        if kind == "semicolon":
+            statements.append("".join(current).strip())
+            current = []
+        else:
+            current.append(text)
+    statements.append("".join(current).strip())
+    return [statement for statement in statements if statement and not _is_only_comments(statement)]
+
+
+def _is_only_comments(statement: str) -> bool:
+    return all(kind == "comment" or not text.strip() for kind, text in _segments(statement))
+
+
+def _normalise_string(literal: str) -> str:
+    quote, body = literal[0], literal[1:-1]
+    if _COMPACT_DATE.match(body):
+        return f"{quote}{DATE_PLACEHOLDER}{quote}"
+    return quote + _ISO_DATE.sub(DATE_PLACEHOLDER, body) + quote
+
+
+def normalise(statement: str) -> str:
+    """The statement without comments, with collapsed whitespace, lower-cased outside quotes, dates generic.
+
+    >>> normalise("INSERT  OVERWRITE TABLE T -- daily\\n PARTITION (dt='2026-01-05') SELECT 'A'")
+    "insert overwrite table t partition (dt='${bizdate}') select 'A'"
+    """
+    parts = []
+    for kind, text in _segments(statement):
+        if kind == "comment":
+            parts.append(" ")
+        elif kind == "string":
+            parts.append(_normalise_string(text))
+        elif kind == "ident":
+            parts.append(text.lower())
+        else:
+            parts.append(re.sub(r"\s+", " ", text.lower()))
+    return re.sub(r"\s+", " ", "".join(parts)).strip()
+
+
+def has_lineage(normalised: str) -> bool:
+    """Whether a normalised statement reads or writes datasets (so the graph has something to record)."""
+    first = normalised.split(" ", 1)[0]
+    if first == "with":
+        return any(kind == "code" and re.search(r"\binsert\b", text) for kind, text in _segments(normalised))
+    return first in _LINEAGE_KEYWORDS and not _NON_DATASET_OBJECTS.match(normalised)
+
+
+def _substitute(statement: str, variables: Mapping[str, str]) -> str:
+    def value(match: re.Match[str]) -> str:
+        return variables.get(match.group(2), match.group(0))
+
+    return re.sub(r"\$\{(hivevar:|hiveconf:)?([\w.]+)\}", value, statement)
+
+
+def dialect_for(engine: str | None) -> str:
+    """The sqlglot dialect for a log's engine name (Hive when unknown)."""
+    return ENGINE_DIALECTS.get((engine or "").lower(), DEFAULT_DIALECT)
+
+
+def prepare_query(sql: str, engine: str | None = None, default_db: str | None = None) -> PreparedQuery:
+    """Split a logged query into its distinct lineage statements, applying SET variables and USE.
+
+    >>> prepared = prepare_query("SET hivevar:d=2026-01-05; USE dwd; INSERT INTO t SELECT * FROM s WHERE dt='${d}'")
+    >>> [(s.sql, s.default_db) for s in prepared.statements], prepared.skipped
+    ([("insert into t select * from s where dt='${bizdate}'", 'dwd')], 2)
+    """
+    dialect = dialect_for(engine)
+    variables: dict[str, str] = {}
+    statements: list[Statement] = []
+    skipped = 0
+    for raw in split_statements(sql):
+        text = _substitute(raw, variables)
+        if assignment := _SET_VARIABLE.match(text):
+            variables[assignment.group(1)] = assignment.group(2).strip()
+        elif use := _USE_DATABASE.match(text):
+            default_db = use.group(1).lower()
+        normalised = normalise(text)
+        if has_lineage(normalised):
+            statements.append(Statement(normalised, dialect, default_db))
+        else:
+            skipped += 1
+    return PreparedQuery(tuple(statements), skipped)

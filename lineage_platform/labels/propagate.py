@@ -1,0 +1,328 @@
+"""Label propagation in rounds until fixpoint, with Gremlin traversals.
+
+Each round takes the vertices whose labels changed in the previous round (at first: the declared ones), fetches
+their outgoing lineage in one traversal per kind (column ``flowsTo`` edges; table-level ``usedBy -> process ->
+generated``; for columns also copy-like processes of their table that have no column lineage), pushes their labels
+through the rules (:mod:`lineage_platform.labels.rules`) and stops at the first round that changes nothing. Labels
+only grow during a run, so cycles terminate; provenance ties are broken by name, so results are deterministic.
+
+``propagate(g)`` recomputes everything from the declarations and then brings the stored propagated labels in line
+(adding new ones, withdrawing those whose source is gone). ``propagate(g, seeds=[...])`` starts from the stored
+labels of some vertices (e.g. the sources of newly loaded lineage) and only adds: it touches the affected part only.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from gremlin_python.process.graph_traversal import GraphTraversalSource, __
+from gremlin_python.process.traversal import P, T
+
+from lineage_platform.labels.label import INFLUENCE_KEY, Label
+from lineage_platform.labels.rules import LabelRule, RuleSet
+from lineage_platform.labels.store import (
+    Tagging,
+    drop_edges,
+    read_taggings,
+    vertex_ids,
+    vertex_names,
+    write_taggings,
+)
+
+COPY_OPERATIONS = ("EXPORT", "IMPORT", "LOAD", "ALTER_RENAME", "INSERT_OVERWRITE_DIRECTORY")
+State = dict[Any, dict[Label, Tagging]]
+
+
+@dataclass
+class PropagationSummary:
+    """What a propagation run did."""
+
+    rounds: int = 0
+    touched: int = 0  # vertices whose outgoing lineage was examined
+    labelled: int = 0  # vertices holding at least one propagated label at the end
+    added: int = 0
+    withdrawn: int = 0
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class _Hop:
+    """One outgoing lineage step from a labelled vertex."""
+
+    target: Any
+    process: str
+    kind: str  # column | table | copy
+    strength: str = "strong"
+    transform: str = "IDENTITY"
+    masking: bool = False
+    propagate: bool = True
+
+
+@dataclass(frozen=True)
+class _Process:
+    predicates: tuple[dict[str, Any], ...]
+    propagate: bool
+
+
+def propagate(
+    g: GraphTraversalSource,
+    rules: RuleSet | None = None,
+    *,
+    seeds: Iterable[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> PropagationSummary:
+    """Propagate labels until fixpoint and store the result; see the module docstring for the two modes."""
+    started = time.perf_counter()
+    rules = rules or RuleSet()
+    summary = PropagationSummary()
+    incremental = seeds is not None
+    if incremental:
+        seed_ids = list(vertex_ids(g, seeds).values())
+        state = _stored_state(g, seed_ids)
+        frontier = set(seed_ids)
+    else:
+        state = {}
+        for _, tagging in read_taggings(g, origin="declared"):
+            if rules.rule(tagging.label.key).enabled:
+                state.setdefault(tagging.vertex, {})[tagging.label] = tagging
+        frontier = set(state)
+    processes: dict[str, _Process] = {}
+    kinds = _kinds(g, frontier)
+    while frontier:
+        summary.rounds += 1
+        summary.touched += len(frontier)
+        hops, names = _hops(g, frontier, kinds)
+        _load_processes(g, processes, {hop.process for hop_list in hops.values() for hop in hop_list})
+        if incremental:
+            state.update(_stored_state(g, {h.target for hs in hops.values() for h in hs} - set(state)))
+        frontier = _round(state, hops, names, processes, rules, summary.rounds)
+        kinds.update({h.target: h.kind for hs in hops.values() for h in hs})
+        if progress:
+            progress(summary.rounds, len(frontier))
+    desired = [t for labels in state.values() for t in labels.values() if t.origin == "propagated"]
+    summary.labelled = len({t.vertex for t in desired})
+    summary.added, summary.withdrawn = _store(g, desired, incremental)
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _stored_state(g: GraphTraversalSource, vertices: Iterable[Any]) -> State:
+    """Stored labels of these vertices (every given vertex is in the result, labelled or not)."""
+    state: State = {vertex: {} for vertex in vertices}
+    if state:
+        for _, tagging in read_taggings(g, vertices=list(state)):
+            state[tagging.vertex][tagging.label] = tagging
+    return state
+
+
+def _kinds(g: GraphTraversalSource, vertices: set[Any]) -> dict[Any, str]:
+    if not vertices:
+        return {}
+    rows = g.V(*vertices).project("id", "label").by(T.id).by(T.label).to_list()
+    return {row["id"]: "column" if row["label"] == "column" else "table" for row in rows}
+
+
+def _hops(g: GraphTraversalSource, frontier: set[Any], kinds: dict[Any, str]):
+    """Outgoing lineage of the frontier: {vertex: [_Hop]} and the frontier's names; two round trips at most."""
+    hops: dict[Any, list[_Hop]] = defaultdict(list)
+    names: dict[Any, str] = {}
+    columns = [v for v in frontier if kinds.get(v) == "column"]
+    tables = [v for v in frontier if kinds.get(v) != "column"]
+    table_step = (
+        __.out("usedBy")
+        .as_("p")
+        .out("generated")
+        .as_("t")
+        .select("p", "t")
+        .by(__.values("qualifiedName"))
+        .by(T.id)
+    )
+    if tables:
+        rows = (
+            g.V(*tables)
+            .project("id", "name", "out")
+            .by(T.id)
+            .by(__.values("qualifiedName"))
+            .by(table_step.fold())
+            .to_list()
+        )
+        for row in rows:
+            names[row["id"]] = row["name"]
+            hops[row["id"]] += [_Hop(item["t"], item["p"], "table") for item in row["out"]]
+    if columns:
+        flows = (
+            __.out_e("flowsTo")
+            .project("t", "kind", "p", "strength", "transform", "masking", "propagate")
+            .by(__.in_v().id_())
+            .by(__.in_v().label())
+            .by(__.values("process"))
+            .by(__.values("strength"))
+            .by(__.values("transform"))
+            .by(__.coalesce(__.values("masking"), __.constant(False)))
+            .by(__.coalesce(__.values("propagate"), __.constant(True)))
+            .fold()
+        )
+        copies = (
+            __.in_("hasColumn")
+            .out("usedBy")
+            .has("operation", P.within(*COPY_OPERATIONS))
+            .as_("p")
+            .out("generated")
+            .as_("t")
+            .select("p", "t")
+            .by(__.values("qualifiedName"))
+            .by(T.id)
+            .fold()
+        )
+        rows = (
+            g.V(*columns)
+            .project("id", "name", "flows", "copies")
+            .by(T.id)
+            .by(__.values("qualifiedName"))
+            .by(flows)
+            .by(copies)
+            .to_list()
+        )
+        for row in rows:
+            names[row["id"]] = row["name"]
+            for item in row["flows"]:
+                kind = "column" if item["kind"] == "column" else "table"
+                hops[row["id"]].append(
+                    _Hop(
+                        item["t"],
+                        item["p"],
+                        kind,
+                        item["strength"],
+                        item["transform"],
+                        bool(item["masking"]),
+                        bool(item["propagate"]),
+                    )
+                )
+            hops[row["id"]] += [_Hop(item["t"], item["p"], "copy") for item in row["copies"]]
+    return hops, names
+
+
+def _load_processes(g: GraphTraversalSource, cache: dict[str, _Process], names: set[str]) -> None:
+    missing = sorted(names - set(cache))
+    if not missing:
+        return
+    rows = (
+        g.V()
+        .has("process", "qualifiedName", P.within(*missing))
+        .project("name", "predicates", "propagate")
+        .by(__.values("qualifiedName"))
+        .by(__.coalesce(__.values("predicates"), __.constant("[]")))
+        .by(__.coalesce(__.values("propagate"), __.constant(True)))
+        .to_list()
+    )
+    for row in rows:
+        cache[row["name"]] = _Process(tuple(json.loads(row["predicates"])), bool(row["propagate"]))
+
+
+def _round(
+    state: State,
+    hops: dict[Any, list[_Hop]],
+    names: dict[Any, str],
+    processes: dict[str, _Process],
+    rules: RuleSet,
+    round_no: int,
+) -> set[Any]:
+    """Apply one round; returns the vertices whose labels grew."""
+    proposals: dict[tuple[Any, Label], Tagging] = {}
+    for source in sorted(hops, key=lambda v: names.get(v, "")):
+        for hop in hops[source]:
+            process = processes.get(hop.process, _Process((), True))
+            if not (hop.propagate and process.propagate):
+                continue
+            for label in sorted(state.get(source, {})):
+                carried = _carry(label, rules.rule(label.key), hop, process)
+                if carried is None or carried in state.get(hop.target, {}):
+                    continue
+                tagging = Tagging(
+                    hop.target,
+                    carried,
+                    "propagated",
+                    names.get(source, ""),
+                    str(label),
+                    hop.process,
+                    hop.transform if hop.kind == "column" else hop.kind,
+                    round_no,
+                )
+                key = (hop.target, carried)
+                if key not in proposals or _order(tagging) < _order(proposals[key]):
+                    proposals[key] = tagging
+    changed = set()
+    for (target, label), tagging in proposals.items():
+        state.setdefault(target, {})[label] = tagging
+        changed.add(target)
+    return changed
+
+
+def _order(tagging: Tagging) -> tuple[str, str, str]:
+    return (tagging.from_name, tagging.via, tagging.from_label)
+
+
+def _carry(label: Label, rule: LabelRule, hop: _Hop, process: _Process) -> Label | None:
+    """The label the target gets through this hop, or None."""
+    if not rule.enabled:
+        return None
+    if hop.kind in ("table", "copy"):
+        return _narrow(label, rule, process) if rule.table_level else None
+    if hop.strength != "strong":
+        if rule.weak == "carry":
+            return _narrow(label, rule, process)
+        return Label(INFLUENCE_KEY, str(label)) if rule.weak == "influence" else None
+    if hop.masking and rule.masking == "stop":
+        return None
+    return _narrow(label, rule, process) if hop.transform in rule.carry else None
+
+
+def _narrow(label: Label, rule: LabelRule, process: _Process) -> Label | None:
+    """A filter on one of the rule's narrow_by columns keeps the label only if it keeps the label's value."""
+    if not rule.narrow_by or not label.value:
+        return label
+    for predicate in process.predicates:
+        if str(predicate.get("column", "")).lower() not in rule.narrow_by:
+            continue
+        op, value = predicate.get("op"), predicate.get("value")
+        values = {str(v) for v in value} if isinstance(value, list) else {str(value)}
+        if (op in ("=", "IN") and label.value not in values) or (
+            op in ("!=", "NOT IN") and label.value in values
+        ):
+            return None
+    return label
+
+
+def _store(g: GraphTraversalSource, desired: list[Tagging], incremental: bool) -> tuple[int, int]:
+    """Bring stored propagated taggings in line with ``desired``; returns (added, withdrawn)."""
+    if incremental:
+        existing_keys = {
+            (t.vertex, t.label)
+            for _, t in read_taggings(g, origin="propagated", vertices={t.vertex for t in desired})
+        }
+        new = [t for t in desired if (t.vertex, t.label) not in existing_keys]
+        write_taggings(g, new)
+        return len(new), 0
+    existing = {(t.vertex, t.label): (edge_id, t) for edge_id, t in read_taggings(g, origin="propagated")}
+    wanted = {(t.vertex, t.label): t for t in desired}
+    stale = [edge_id for key, (edge_id, t) in existing.items() if wanted.get(key) != t]
+    new = [t for key, t in wanted.items() if key not in existing or existing[key][1] != t]
+    drop_edges(g, stale)
+    write_taggings(g, new)
+    withdrawn = sum(1 for key in existing if key not in wanted)
+    return len(new), withdrawn
+
+
+def labels_of(g: GraphTraversalSource, names: Iterable[str]) -> dict[str, list[Tagging]]:
+    """Current labels (declared and propagated) of some tables or columns, by name."""
+    ids = vertex_ids(g, names)
+    by_id: dict[Any, list[Tagging]] = defaultdict(list)
+    for _, tagging in read_taggings(g, vertices=list(ids.values())) if ids else []:
+        by_id[tagging.vertex].append(tagging)
+    id_names = vertex_names(g, by_id)
+    return {id_names[v]: sorted(ts, key=lambda t: t.label) for v, ts in by_id.items()}

@@ -1,0 +1,173 @@
+"""The lineage records every stage passes on: SQL extraction produces them, the graph writer stores them.
+
+All records are frozen dataclasses with a ``to_dict()`` giving the documented JSON shape (see
+``lineage_platform/sql/README.md``, "SQL lineage JSON contract"). Names are lower case and fully
+qualified: ``db.table`` for datasets, ``db.table.column`` for columns; paths (``hdfs://…``, ``s3://…``,
+``/dir``) keep their spelling. A plain SELECT writes to the pseudo dataset :data:`RESULT_DATASET`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Operation = Literal[
+    "CREATE_AS_SELECT",
+    "INSERT",
+    "INSERT_OVERWRITE",
+    "CREATE_VIEW",
+    "CREATE_TABLE",
+    "SELECT",
+    "DROP",
+    "ALTER_RENAME",
+    "LOAD",
+    "EXPORT",
+    "IMPORT",
+    "INSERT_OVERWRITE_DIRECTORY",
+    "MERGE",
+    "USE",
+    "SET",
+    "OTHER",
+]
+DatasetKind = Literal["table", "view", "path", "temp"]
+Strength = Literal["strong", "weak"]
+Transform = Literal[
+    "IDENTITY", "TRANSFORMATION", "AGGREGATION", "JOIN", "GROUP_BY", "FILTER", "SORT", "WINDOW", "CONDITIONAL"
+]
+IssueKind = Literal["parse", "unsupported", "unresolved"]
+
+RESULT_DATASET = "$result"
+"""Output dataset name of a plain SELECT; its columns are the output names."""
+
+DIRECT_TRANSFORMS: frozenset[str] = frozenset({"IDENTITY", "TRANSFORMATION", "AGGREGATION"})
+"""Transforms of strong edges (OpenLineage ``DIRECT``); every other transform is ``INDIRECT``."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A table, view, temporary table or storage path read or written by a statement."""
+
+    name: str
+    kind: DatasetKind = "table"
+    columns: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: name, kind and the known column names."""
+        return {"name": self.name, "kind": self.kind, "columns": list(self.columns)}
+
+
+@dataclass(frozen=True)
+class ColumnEdge:
+    """One dependency of an output on a base column.
+
+    ``target`` is ``db.table.column`` for a column-specific edge, or ``db.table`` when the dependency
+    applies to every output column (filters, joins, grouping) and is recorded once per statement.
+    """
+
+    source: str
+    target: str
+    strength: Strength = "strong"
+    transform: Transform = "IDENTITY"
+    masking: bool = False
+    key_path: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form with every field present."""
+        return {
+            "source": self.source,
+            "target": self.target,
+            "strength": self.strength,
+            "transform": self.transform,
+            "masking": self.masking,
+            "key_path": self.key_path,
+        }
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """A filter on a base table column: ``column op value`` (value: constant, list, [lo, hi] or expression text)."""
+
+    table: str
+    column: str
+    op: str
+    value: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form; list values stay lists."""
+        value = list(self.value) if isinstance(self.value, tuple) else self.value
+        return {"table": self.table, "column": self.column, "op": self.op, "value": value}
+
+
+@dataclass(frozen=True)
+class SqlIssue:
+    """Why a statement's lineage is missing or partial; line and column are 1-based positions in the script."""
+
+    statement: int
+    line: int
+    column: int
+    message: str
+    kind: IssueKind = "unresolved"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "statement": self.statement,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+            "kind": self.kind,
+        }
+
+
+@dataclass(frozen=True)
+class StatementLineage:
+    """Everything extracted from one statement of a script."""
+
+    index: int
+    operation: Operation
+    sql: str
+    inputs: tuple[Dataset, ...] = ()
+    outputs: tuple[Dataset, ...] = ()
+    column_edges: tuple[ColumnEdge, ...] = ()
+    predicates: tuple[Predicate, ...] = ()
+    errors: tuple[SqlIssue, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The documented JSON shape of one statement's lineage."""
+        return {
+            "index": self.index,
+            "operation": self.operation,
+            "sql": self.sql,
+            "inputs": [d.to_dict() for d in self.inputs],
+            "outputs": [d.to_dict() for d in self.outputs],
+            "column_edges": [e.to_dict() for e in self.column_edges],
+            "predicates": [p.to_dict() for p in self.predicates],
+            "errors": [e.to_dict() for e in self.errors],
+        }
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """Provenance of one run of a statement: who ran it, when, where (host, cluster, engine), why (job, queue), how it
+    ended (``status``), and the ``file:line`` of the log record it came from."""
+
+    status: str
+    user: str | None = None
+    start_time: str | None = None
+    end_time: str | None = None
+    host: str | None = None
+    cluster: str | None = None
+    engine: str | None = None
+    job: str | None = None
+    queue: str | None = None
+    source: str | None = None
+
+    def run_id(self, statement_key: str) -> str:
+        """Stable id of this run of the statement ``statement_key``.
+
+        Built from what identifies a run (statement, start time, user, host, cluster, engine, job), not from
+        ``source``: the same run reported by two logs (a query audit log and a Spark event log) is one run.
+        """
+        parts = (statement_key, self.start_time, self.user, self.host, self.cluster, self.engine, self.job)
+        return hashlib.sha1("\x00".join(part or "" for part in parts).encode()).hexdigest()[:20]

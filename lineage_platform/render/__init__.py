@@ -1,0 +1,1 @@
+"""Views of a traced lineage subgraph: text tree, Graphviz DOT, HTML."""

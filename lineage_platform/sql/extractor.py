@@ -1,0 +1,200 @@
+"""``extract_lineage``: split a script, parse each statement once, run the passes, return lineage records.
+
+Mirrors sqlglot's ``optimize``: :data:`PASSES` is a tuple of functions ``pass(analysis, **options) ->
+analysis``; each pass receives only the keyword options its signature names.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from sqlglot.errors import SqlglotError
+
+from lineage_platform.errors import LineageError
+from lineage_platform.model import ColumnEdge, Dataset, SqlIssue, StatementLineage
+from lineage_platform.sql.analysis import StatementAnalysis
+from lineage_platform.sql.build_scopes import build_scopes
+from lineage_platform.sql.classify_statement import classify_statement
+from lineage_platform.sql.collect_datasets import collect_datasets
+from lineage_platform.sql.expand_views import expand_views
+from lineage_platform.sql.extract_predicates import extract_predicates
+from lineage_platform.sql.parsing import StatementParseError, parse_statement
+from lineage_platform.sql.prune_projections import prune_projections
+from lineage_platform.sql.qualify_statement import qualify_statement
+from lineage_platform.sql.record_effects import record_effects
+from lineage_platform.sql.script import (
+    ScriptStatement,
+    normalize_text,
+    split_statements,
+    substitute_variables,
+)
+from lineage_platform.sql.session import Session, SessionEffect
+from lineage_platform.sql.simplify_statement import simplify_statement
+from lineage_platform.sql.trace_columns import trace_columns
+
+Pass = Callable[..., StatementAnalysis]
+
+PASSES: tuple[Pass, ...] = (
+    classify_statement,
+    expand_views,
+    qualify_statement,
+    simplify_statement,
+    prune_projections,
+    build_scopes,
+    collect_datasets,
+    trace_columns,
+    extract_predicates,
+    record_effects,
+)
+"""The default pipeline, in order."""
+
+CACHE_SIZE = 4096
+_cache: OrderedDict[tuple[Any, ...], tuple[StatementLineage, SessionEffect]] = OrderedDict()
+
+
+def extract_lineage(
+    sql: str,
+    schema: Mapping[str, Any] | None = None,
+    dialect: str = "hive",
+    default_db: str | None = None,
+    variables: Mapping[str, str] | None = None,
+    passes: Sequence[Pass] = PASSES,
+    **options: Any,
+) -> list[StatementLineage]:
+    """Lineage records of every statement of a script, in order; bad statements yield errors, not exceptions.
+
+    Args:
+        sql: one or more statements separated by ``;`` (comments and ``SET`` allowed).
+        schema: catalog ``{db: {table: {column: type}}}`` used to expand ``*`` and resolve columns.
+        dialect: sqlglot dialect name (``hive``, ``spark``, ...).
+        default_db: database of unqualified names until a ``USE`` (Hive's ``default`` when omitted).
+        variables: values for ``${x}`` / ``${hivevar:x}``; ``SET hivevar:x=...`` in the script adds more.
+        passes: the pipeline; options (e.g. ``function_rules``) go to the passes that name them.
+
+    >>> [r] = extract_lineage("INSERT INTO db.o SELECT a AS x FROM db.t")
+    >>> r.operation, [(e.source, e.target) for e in r.column_edges]
+    ('INSERT', [('db.t.a', 'db.o.x')])
+    """
+    session = Session.start(schema, dialect, default_db, variables)
+    records = []
+    for index, statement in enumerate(split_statements(sql)):
+        record, effect = _lineage_of(statement, index, session, tuple(passes), options)
+        session.apply(effect)
+        records.append(record)
+    return records
+
+
+def new_analysis(
+    sql: str,
+    schema: Mapping[str, Any] | None = None,
+    dialect: str = "hive",
+    default_db: str | None = None,
+    index: int = 0,
+) -> StatementAnalysis:
+    """A fresh analysis of one statement over a new session (for running passes one by one)."""
+    session = Session.start(schema, dialect, default_db, None)
+    return StatementAnalysis(index, sql, parse_statement(sql, dialect), session)
+
+
+def run_passes(
+    analysis: StatementAnalysis, passes: Sequence[Pass] = PASSES, until: Pass | None = None, **options: Any
+) -> StatementAnalysis:
+    """Run ``passes`` in order (stopping after ``until``), each given the options its signature names."""
+    for step in passes:
+        accepted = inspect.signature(step).parameters
+        analysis = step(analysis, **{k: v for k, v in options.items() if k in accepted})
+        if step is until:
+            break
+    return analysis
+
+
+def clear_cache() -> None:
+    """Forget cached statement results (e.g. after registering new function rules globally)."""
+    _cache.clear()
+
+
+def _lineage_of(
+    statement: ScriptStatement,
+    index: int,
+    session: Session,
+    passes: tuple[Pass, ...],
+    options: dict[str, Any],
+) -> tuple[StatementLineage, SessionEffect]:
+    text = substitute_variables(statement.text, session.variables)
+    key = (normalize_text(text), session.dialect, session.fingerprint, passes, _options_key(options))
+    cached = _cache.get(key)
+    if cached is None:
+        cached = _analyse(text, session, passes, options)
+        _cache[key] = cached
+        if len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    else:
+        _cache.move_to_end(key)
+    template, effect = cached
+    errors = tuple(_place(issue, index, statement) for issue in template.errors)
+    return replace(template, index=index, sql=statement.text, errors=errors), effect
+
+
+def _analyse(
+    text: str, session: Session, passes: tuple[Pass, ...], options: dict[str, Any]
+) -> tuple[StatementLineage, SessionEffect]:
+    """Run the passes over one statement; the record's positions are relative to the statement."""
+    try:
+        expression = parse_statement(text, session.dialect)
+    except StatementParseError as error:
+        issue = SqlIssue(0, error.line, error.column, error.message, "parse")
+        return StatementLineage(0, "OTHER", text, errors=(issue,)), SessionEffect()
+    try:
+        analysis = run_passes(StatementAnalysis(0, text, expression, session), passes, **options)
+    except (SqlglotError, LineageError, ValueError, TypeError, AttributeError, KeyError, IndexError) as error:
+        # One statement sqlglot or a pass cannot handle must not stop the batch: report it and go on.
+        message = f"statement could not be analysed: {type(error).__name__}: {error}"
+        return StatementLineage(
+            0, "OTHER", text, errors=(SqlIssue(0, 1, 1, message, "unsupported"),)
+        ), SessionEffect()
+    record = StatementLineage(
+        index=0,
+        operation=analysis.operation,
+        sql=text,
+        inputs=_unique_datasets(analysis.inputs),
+        outputs=_unique_datasets(analysis.outputs),
+        column_edges=_unique_edges(analysis.edges),
+        predicates=tuple(dict.fromkeys(analysis.predicates)),
+        errors=tuple(dict.fromkeys(analysis.issues)),
+    )
+    return record, analysis.effect
+
+
+def _unique_datasets(datasets: list[Dataset]) -> tuple[Dataset, ...]:
+    """One dataset per name, the first seen with the most columns known."""
+    merged: dict[str, Dataset] = {}
+    for dataset in datasets:
+        known = merged.get(dataset.name)
+        if known is None or (not known.columns and dataset.columns):
+            merged[dataset.name] = dataset
+    return tuple(merged.values())
+
+
+def _unique_edges(edges: list[ColumnEdge]) -> tuple[ColumnEdge, ...]:
+    """Edges without repeats; a column-specific weak edge already implied by a row-level one is dropped."""
+    unique = dict.fromkeys(edges)
+    row_level = {(e.source, e.target, e.transform) for e in unique if e.strength == "weak"}
+    return tuple(
+        e
+        for e in unique
+        if not (e.strength == "weak" and (e.source, e.target.rpartition(".")[0], e.transform) in row_level)
+    )
+
+
+def _place(issue: SqlIssue, index: int, statement: ScriptStatement) -> SqlIssue:
+    """An issue positioned in the script instead of the statement."""
+    column = issue.column + statement.column - 1 if issue.line == 1 else issue.column
+    return replace(issue, statement=index, line=issue.line + statement.line - 1, column=column)
+
+
+def _options_key(options: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(sorted((k, repr(v)) for k, v in options.items()))

@@ -1,0 +1,98 @@
+"""How values flow through functions: which arguments are only conditions, which functions aggregate or mask.
+
+Rules are looked up by lower-case function name. Users register rules for their own UDFs by passing
+``function_rules={"my_udf": FunctionRule(...)}`` to :func:`lineage_platform.sql.extract_lineage`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+
+@dataclass(frozen=True)
+class FunctionRule:
+    """The lineage behaviour of one function.
+
+    Attributes:
+        condition_args: 0-based argument positions used only as conditions (weak, CONDITIONAL).
+        aggregate: the result summarises many rows (AGGREGATION instead of TRANSFORMATION).
+        masking: the result hides the argument's value (hashing, masking, encryption).
+        key_arg: position of a literal argument naming a JSON path, map key or struct field.
+    """
+
+    condition_args: tuple[int, ...] = ()
+    aggregate: bool = False
+    masking: bool = False
+    key_arg: int | None = None
+
+
+_MASK = FunctionRule(masking=True)
+DEFAULT_FUNCTION_RULES: Mapping[str, FunctionRule] = {
+    **dict.fromkeys(
+        (
+            "md5",
+            "sha",
+            "sha1",
+            "sha2",
+            "crc32",
+            "hash",
+            "xxhash64",
+            "murmur_hash",
+            "mask",
+            "mask_hash",
+            "mask_first_n",
+            "mask_last_n",
+            "mask_show_first_n",
+            "mask_show_last_n",
+            "aes_encrypt",
+        ),
+        _MASK,
+    ),
+    "if": FunctionRule(condition_args=(0,)),
+    "nvl2": FunctionRule(condition_args=(0,)),
+    "get_json_object": FunctionRule(key_arg=1),
+    "json_extract": FunctionRule(key_arg=1),
+    "json_extract_scalar": FunctionRule(key_arg=1),
+    "element_at": FunctionRule(key_arg=1),
+    "collect_set": FunctionRule(aggregate=True),
+    "collect_list": FunctionRule(aggregate=True),
+    "percentile": FunctionRule(aggregate=True),
+    "percentile_approx": FunctionRule(aggregate=True),
+    "approx_count_distinct": FunctionRule(aggregate=True),
+}
+
+
+def function_name(node: exp.Func) -> str:
+    """The lower-case name a user writes for ``node`` (``md5``, ``sha2``, a UDF's own name).
+
+    >>> import sqlglot
+    >>> function_name(sqlglot.parse_one("SELECT my_udf(a)").selects[0])
+    'my_udf'
+    """
+    if isinstance(node, exp.Anonymous):
+        return str(node.this).lower()
+    return node.sql_name().lower()
+
+
+def function_arguments(node: exp.Func) -> list[exp.Expr]:
+    """The arguments of ``node`` in written order."""
+    if isinstance(node, exp.Anonymous):
+        return list(node.expressions)
+    arguments: list[exp.Expr] = []
+    for key in node.arg_types:
+        value = node.args.get(key)
+        if isinstance(value, list):
+            arguments.extend(v for v in value if isinstance(v, exp.Expr))
+        elif isinstance(value, exp.Expr):
+            arguments.append(value)
+    return arguments
+
+
+def merge_rules(custom: Mapping[str, FunctionRule] | None) -> Mapping[str, FunctionRule]:
+    """Default rules overlaid with user rules (user rules win; names are case-insensitive)."""
+    if not custom:
+        return DEFAULT_FUNCTION_RULES
+    return {**DEFAULT_FUNCTION_RULES, **{name.lower(): rule for name, rule in custom.items()}}

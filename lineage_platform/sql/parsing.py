@@ -1,0 +1,80 @@
+"""Text to sqlglot trees: one statement at a time, with Hive's EXPORT/IMPORT understood too."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+
+from lineage_platform.errors import SqlError
+
+_TABLE_NAME = r"(?P<table>[\w`.]+)(?:\s+PARTITION\s*\((?P<partition>[^)]*)\))?"
+_PATH = r"'(?P<path>[^']*)'"
+_SET = re.compile(r"^\s*SET\b", re.I)
+_HIVE_COMMANDS = {
+    "EXPORT": re.compile(rf"^\s*EXPORT\s+TABLE\s+{_TABLE_NAME}\s+TO\s+{_PATH}", re.I | re.S),
+    "IMPORT": re.compile(
+        rf"^\s*IMPORT\s+(?:EXTERNAL\s+)?TABLE\s+{_TABLE_NAME}\s+FROM\s+{_PATH}", re.I | re.S
+    ),
+}
+
+
+class StatementParseError(SqlError):
+    """A statement sqlglot cannot parse; ``line``/``column`` are 1-based within the statement."""
+
+    def __init__(self, message: str, *, line: int, column: int) -> None:
+        super().__init__(message, hint="check the statement's syntax or pick the right --dialect")
+        self.line = line
+        self.column = column
+
+
+def parse_statement(text: str, dialect: str) -> exp.Expr:
+    """Parse one statement; Hive ``EXPORT``/``IMPORT`` become a ``Command`` holding (table, path).
+
+    ``SET`` statements are not parsed (Hive's ``SET a.b=c`` is not SQL): they become an empty ``Set``.
+
+    >>> command = parse_statement("EXPORT TABLE db.t TO 'hdfs://nn/x'", "hive")
+    >>> command.this, command.expression.sql()
+    ('EXPORT', "(db.t, 'hdfs://nn/x')")
+    """
+    if _SET.match(text):
+        return exp.Set(expressions=[])
+    command = _hive_command(text, dialect)
+    if command is not None:
+        return command
+    return _parse(text, dialect)
+
+
+@functools.lru_cache(maxsize=1024)
+def parse_query(text: str, dialect: str) -> exp.Query:
+    """Parse a stored view definition once; callers get the cached tree and must copy before changing it."""
+    return _parse(text, dialect)  # type: ignore[return-value]
+
+
+def _parse(text: str, dialect: str) -> exp.Expr:
+    try:
+        expressions = sqlglot.parse(text, read=dialect)
+    except ParseError as error:
+        first = error.errors[0] if error.errors else {}
+        raise StatementParseError(
+            first.get("description") or str(error), line=first.get("line", 1), column=first.get("col", 1)
+        ) from error
+    except TokenError as error:
+        raise StatementParseError(str(error), line=1, column=1) from error
+    parsed = [e for e in expressions if e is not None]
+    if len(parsed) != 1:
+        raise StatementParseError(f"expected one statement, found {len(parsed)}", line=1, column=1)
+    return parsed[0]
+
+
+def _hive_command(text: str, dialect: str) -> exp.Command | None:
+    for name, pattern in _HIVE_COMMANDS.items():
+        match = pattern.match(text)
+        if match:
+            table = exp.to_table(match.group("table").replace("`", ""), dialect=dialect)
+            path = exp.Literal.string(match.group("path"))
+            return exp.Command(this=name, expression=exp.Tuple(expressions=[table, path]))
+    return None

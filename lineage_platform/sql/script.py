@@ -1,0 +1,117 @@
+"""Script text handling: split a script into statements, substitute Hive variables, normalise for caching."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+_VARIABLE = re.compile(r"\$\{(?:(hivevar|hiveconf|system|env|define):)?([A-Za-z_][\w.\-]*)\}")
+_QUOTED_OR_SPACE = re.compile(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`)|\s+")
+_COMMENT_OR_QUOTED = re.compile(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`)|--[^\n]*|/\*.*?\*/", re.S)
+
+
+@dataclass(frozen=True)
+class ScriptStatement:
+    """One statement's text and where it starts in the script (1-based line and column)."""
+
+    text: str
+    line: int
+    column: int
+
+
+def split_statements(script: str) -> list[ScriptStatement]:
+    """Split a script on top-level semicolons, skipping quotes and comments; empty statements are dropped.
+
+    >>> [s.text for s in split_statements("USE db; -- a; comment\\nSELECT ';' FROM t;")]
+    ['USE db', "-- a; comment\\nSELECT ';' FROM t"]
+    """
+    statements: list[ScriptStatement] = []
+    start = 0
+    i = 0
+    n = len(script)
+    while i < n:
+        ch = script[i]
+        if ch in "'\"`":
+            i = _skip_quoted(script, i)
+            continue
+        if script.startswith("--", i):
+            end = script.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if script.startswith("/*", i):
+            end = script.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            continue
+        if ch == ";":
+            _append(statements, script, start, i)
+            start = i + 1
+        i += 1
+    _append(statements, script, start, n)
+    return statements
+
+
+def _skip_quoted(script: str, i: int) -> int:
+    """Index just past the quoted literal opening at ``i`` (backslash escapes and doubled quotes honoured)."""
+    quote = script[i]
+    i += 1
+    while i < len(script):
+        ch = script[i]
+        if ch == "\\" and quote != "`":
+            i += 2
+            continue
+        if ch == quote:
+            if script.startswith(quote * 2, i):
+                i += 2
+                continue
+            return i + 1
+        i += 1
+    return i
+
+
+def _append(statements: list[ScriptStatement], script: str, start: int, end: int) -> None:
+    raw = script[start:end]
+    text = raw.strip()
+    if not strip_comments(text).strip():
+        return
+    offset = start + (len(raw) - len(raw.lstrip()))
+    line = script.count("\n", 0, offset) + 1
+    column = offset - (script.rfind("\n", 0, offset) + 1) + 1
+    statements.append(ScriptStatement(text, line, column))
+
+
+def strip_comments(text: str) -> str:
+    """The text without ``--`` and ``/* */`` comments (quoted literals untouched).
+
+    >>> strip_comments("SELECT 1 -- one\\n/* two */")
+    'SELECT 1 \\n'
+    """
+    return _COMMENT_OR_QUOTED.sub(lambda m: m.group(1) or "", text)
+
+
+def substitute_variables(text: str, variables: Mapping[str, str]) -> str:
+    """Replace ``${x}``, ``${hivevar:x}``, ``${hiveconf:x}`` by known values; unknown ones stay as written.
+
+    >>> substitute_variables("dt = '${hivevar:d}' AND h = ${h}", {"d": "2024-01-01"})
+    "dt = '2024-01-01' AND h = ${h}"
+    """
+    if "${" not in text:
+        return text
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(2)
+        qualified = f"{match.group(1)}:{name}" if match.group(1) else name
+        value = variables.get(qualified, variables.get(name))
+        return match.group(0) if value is None else value
+
+    return _VARIABLE.sub(replace, text)
+
+
+def normalize_text(text: str) -> str:
+    """Collapse whitespace outside quoted literals and drop a trailing semicolon: the statement cache key.
+
+    >>> normalize_text("SELECT  a,\\n b FROM t WHERE c = 'x  y' ;")
+    "SELECT a, b FROM t WHERE c = 'x  y'"
+    """
+    collapsed = _QUOTED_OR_SPACE.sub(lambda m: m.group(1) or " ", strip_comments(text)).strip()
+    return collapsed.rstrip(";").rstrip()

@@ -1,0 +1,163 @@
+"""What a script's earlier statements tell later ones: current database, table schemas, views, variables."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlglot.schema import MappingSchema
+
+from lineage_platform.errors import SqlError
+
+HIVE_DEFAULT_DB = "default"
+
+
+@dataclass(frozen=True)
+class SessionEffect:
+    """The change one statement makes to the session; cached with the statement's lineage and replayed."""
+
+    use_db: str | None = None
+    variables: tuple[tuple[str, str], ...] = ()
+    tables: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    views: tuple[tuple[str, str], ...] = ()
+    temporary: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return any((self.use_db, self.variables, self.tables, self.views, self.temporary, self.dropped))
+
+
+class Catalog:
+    """A table catalog prepared once: normalised, fingerprinted and indexed for sqlglot.
+
+    Pass one to :func:`lineage_platform.sql.extract_lineage` instead of the raw mapping when calling it
+    many times (e.g. statement by statement from a log reader): a large metastore is then not re-read on
+    every call. Scripts never change a catalog; their DDL goes to a private copy.
+
+    >>> catalog = Catalog({"DB": {"T": {"A": "int"}}}, dialect="hive")
+    >>> catalog.columns_of("db.t")
+    ('a',)
+    """
+
+    def __init__(self, schema: Mapping[str, Any] | None = None, dialect: str = "hive") -> None:
+        self.dialect = dialect
+        self.mapping = normalize_schema(schema or {})
+        self.fingerprint = hashlib.sha1(json.dumps(self.mapping, sort_keys=True).encode()).hexdigest()
+        self.schema = MappingSchema(self.mapping, dialect=dialect, normalize=False)
+
+    def columns_of(self, qualified: str) -> tuple[str, ...] | None:
+        """Known column names of ``db.table`` in catalog order, or None when the table is unknown."""
+        db, _, table = qualified.rpartition(".")
+        mapping = self.schema.mapping.get(db, {}).get(table)
+        return tuple(mapping) if mapping else None
+
+
+@dataclass
+class Session:
+    """Mutable state of one script run; read by the passes, changed only through :meth:`apply`."""
+
+    dialect: str
+    current_db: str
+    catalog: Catalog
+    variables: dict[str, str] = field(default_factory=dict)
+    views: dict[str, str] = field(default_factory=dict)
+    temporary: set[str] = field(default_factory=set)
+    fingerprint: str = ""
+    _private_catalog: bool = False
+
+    @classmethod
+    def start(
+        cls,
+        schema: Mapping[str, Any] | Catalog | None,
+        dialect: str,
+        default_db: str | None,
+        variables: Mapping[str, str] | None,
+    ) -> Session:
+        """A session over a catalog (a prepared :class:`Catalog` or a ``{db: {table: {column: type}}}`` map)."""
+        catalog = schema if isinstance(schema, Catalog) and schema.dialect == dialect else None
+        if catalog is None:
+            catalog = Catalog(schema.mapping if isinstance(schema, Catalog) else schema, dialect)
+        session = cls(
+            dialect=dialect,
+            current_db=(default_db or HIVE_DEFAULT_DB).lower(),
+            catalog=catalog,
+            variables=dict(variables or {}),
+        )
+        seed = json.dumps([catalog.fingerprint, session.current_db, sorted(session.variables.items())])
+        session.fingerprint = hashlib.sha1(seed.encode()).hexdigest()
+        return session
+
+    @property
+    def schema(self) -> MappingSchema:
+        """The sqlglot schema of every table known so far (catalog plus the script's own DDL)."""
+        return self.catalog.schema
+
+    def columns_of(self, qualified: str) -> tuple[str, ...] | None:
+        """Known column names of ``db.table`` in catalog order, or None when the table is unknown."""
+        return self.catalog.columns_of(qualified)
+
+    def qualify_name(self, name: str) -> str:
+        """``db.table`` for a possibly unqualified lower-case table name."""
+        return name if "." in name else f"{self.current_db}.{name}"
+
+    def apply(self, effect: SessionEffect) -> None:
+        """Record a statement's effect so later statements see it."""
+        if not effect:
+            return
+        if effect.use_db:
+            self.current_db = effect.use_db
+        self.variables.update(effect.variables)
+        for name in effect.dropped:
+            self.views.pop(name, None)
+            self.temporary.discard(name)
+        if effect.tables and not self._private_catalog:
+            self.catalog = Catalog(self.catalog.mapping, self.dialect)
+            self._private_catalog = True
+        for name, columns in effect.tables:
+            self.schema.add_table(name, dict.fromkeys(columns, "string"), dialect=self.dialect, normalize=False)
+            self.views.pop(name, None)
+        self.views.update(effect.views)
+        self.temporary.update(effect.temporary)
+        self.fingerprint = hashlib.sha1(f"{self.fingerprint}{effect!r}".encode()).hexdigest()
+
+
+def normalize_schema(schema: Mapping[str, Any]) -> dict[str, dict[str, dict[str, str]]]:
+    """Lower-cased ``{db: {table: {column: type}}}``; a flat ``{"db.table": {...}}`` form is accepted too.
+
+    >>> normalize_schema({"DB.T": {"A": "int"}})
+    {'db': {'t': {'a': 'int'}}}
+    """
+    nested: dict[str, dict[str, dict[str, str]]] = {}
+    for key, value in schema.items():
+        if not isinstance(value, Mapping):
+            raise SqlError(
+                f"schema entry {key!r} is not a mapping",
+                hint='use the nested form {"db": {"table": {"column": "type"}}}',
+            )
+        if "." in key:
+            db, _, table = key.lower().rpartition(".")
+            nested.setdefault(db, {})[table] = _columns(key, value)
+            continue
+        for table, columns in value.items():
+            if not isinstance(columns, Mapping):
+                raise SqlError(
+                    f"schema entry {key}.{table} is not a column mapping",
+                    hint='use the nested form {"db": {"table": {"column": "type"}}}',
+                )
+            nested.setdefault(key.lower(), {})[table.lower()] = _columns(f"{key}.{table}", columns)
+    return nested
+
+
+def _columns(table: str, columns: Mapping[str, Any]) -> dict[str, str]:
+    result: dict[str, str] = {}
+    for column, type_ in columns.items():
+        if isinstance(type_, Mapping):
+            raise SqlError(
+                f"schema entry {table}.{column} has a nested mapping where a type name belongs",
+                hint='use the nested form {"db": {"table": {"column": "type"}}} with type names as strings',
+            )
+        result[str(column).lower()] = str(type_)
+    return result

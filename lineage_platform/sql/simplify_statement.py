@@ -1,0 +1,25 @@
+"""Pass: constant folding and boolean simplification with sqlglot's ``simplify``."""
+
+from __future__ import annotations
+
+from sqlglot.errors import SqlglotError
+from sqlglot.optimizer.simplify import simplify
+
+from lineage_platform.sql.analysis import StatementAnalysis
+
+
+def simplify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
+    """Fold constants and drop always-true conditions, so dead branches add no lineage.
+
+    >>> from lineage_platform.sql.extractor import new_analysis
+    >>> from lineage_platform.sql.classify_statement import classify_statement
+    >>> a = classify_statement(new_analysis("SELECT a FROM t WHERE 1 = 1 AND b > 1 + 1"))
+    >>> simplify_statement(a).units[0].query.sql()
+    'SELECT a FROM t WHERE b > 2'
+    """
+    for unit in analysis.units:
+        try:
+            unit.query = simplify(unit.query, dialect=analysis.dialect)
+        except SqlglotError:
+            continue
+    return analysis

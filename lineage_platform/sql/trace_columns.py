@@ -1,0 +1,63 @@
+"""Pass: column edges — every written column traced to base columns, with strength, transform and key path."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqlglot import exp
+
+from lineage_platform.model import ColumnEdge
+from lineage_platform.sql.analysis import QueryUnit, StatementAnalysis
+from lineage_platform.sql.flow import Flow
+from lineage_platform.sql.function_rules import FunctionRule, merge_rules
+from lineage_platform.sql.tracer import Tracer, leftmost_select
+
+
+def trace_columns(
+    analysis: StatementAnalysis, *, function_rules: Mapping[str, FunctionRule] | None = None
+) -> StatementAnalysis:
+    """Add column edges: strong/column-specific edges per written column, row-level weak edges once per target.
+
+    >>> from lineage_platform.sql.extractor import new_analysis, run_passes
+    >>> a = run_passes(new_analysis("SELECT upper(a) AS u FROM db.t WHERE b > 0"), until=trace_columns)
+    >>> [(e.source, e.target, e.strength, e.transform) for e in a.edges]
+    [('db.t.a', '$result.u', 'strong', 'TRANSFORMATION'), ('db.t.b', '$result', 'weak', 'FILTER')]
+    """
+    rules = merge_rules(function_rules)
+    for unit in analysis.units:
+        if unit.scope is not None:
+            tracer = Tracer(
+                unit.scope, rules, lambda m, n: analysis.issue(m, node=n), analysis.session.columns_of
+            )
+            _trace_unit(analysis, unit, tracer)
+    return analysis
+
+
+def _trace_unit(analysis: StatementAnalysis, unit: QueryUnit, tracer: Tracer) -> None:
+    root = unit.scope
+    assert root is not None
+    selects = leftmost_select(unit.query).selects
+    names = unit.output_names()
+    if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in selects):
+        analysis.issue(
+            f"'*' could not be expanded for {unit.target.name}: the source schema is unknown; pass --schema",
+            node=unit.query,
+        )
+        names = ()
+    elif len(names) != len(selects):
+        analysis.issue(
+            f"{unit.target.name} has {len(names)} columns but the query produces {len(selects)}; mapped by position",
+            node=unit.query,
+        )
+    target = unit.target.name
+    for position, name in enumerate(names[: len(selects)]):
+        for flow in tracer.output_at(root, position):
+            analysis.edges.append(_edge(flow, f"{target}.{name}"))
+    for scope in root.traverse():
+        for flow in tracer.clause_flows(scope):
+            analysis.edges.append(_edge(flow, target))
+
+
+def _edge(flow: Flow, target: str) -> ColumnEdge:
+    usage = flow.usage
+    return ColumnEdge(flow.source, target, usage.strength, usage.transform, usage.masking, usage.key_path)

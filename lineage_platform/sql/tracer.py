@@ -1,0 +1,338 @@
+"""The one scope walk behind column lineage and predicates: trace any expression down to base table columns.
+
+Stands on sqlglot's ``build_scope`` output of a qualified query; it resolves names only through the
+scopes' sources (tables, derived tables, CTEs, LATERAL VIEWs) and the enclosing scopes for correlation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope
+
+from lineage_platform.sql.flow import Flow, Usage
+from lineage_platform.sql.function_rules import FunctionRule, function_arguments, function_name
+
+ScopeClauses: tuple[tuple[str, str], ...] = (
+    ("where", "FILTER"),
+    ("having", "FILTER"),
+    ("qualify", "FILTER"),
+    ("group", "GROUP_BY"),
+    ("order", "SORT"),
+    ("sort", "SORT"),
+    ("cluster", "SORT"),
+    ("distribute", "SORT"),
+)
+"""Clauses whose columns affect every output row, with the transform recorded for them."""
+
+_ALIAS_CLAUSES = (exp.Order, exp.Having, exp.Group, exp.Qualify, exp.Sort, exp.Cluster, exp.Distribute)
+"""Clauses where an unqualified name may refer to an output alias."""
+_NO_VALUE = (exp.Literal, exp.Null, exp.Boolean, exp.Star, exp.Parameter, exp.Placeholder, exp.Var)
+_JSON_EXTRACTS = (exp.JSONExtract, exp.JSONExtractScalar)
+_JSON_TUPLE = "json_tuple"
+
+IssueReporter = Callable[[str, exp.Expr], None]
+_FILTER = Usage("weak", "FILTER")
+HIVE_VIRTUAL_COLUMNS = frozenset(
+    {
+        "grouping__id",
+        "input__file__name",
+        "block__offset__inside__file",
+        "row__offset__inside__block",
+        "row__id",
+    }
+)
+"""Hive's virtual columns: computed by the engine, never stored in a table."""
+PLAIN = Usage()
+"""A value used as it is (strong, IDENTITY)."""
+
+
+def table_name(table: exp.Table) -> str:
+    """Lower-case ``db.table`` (or ``catalog.db.table``) of a qualified table reference."""
+    return ".".join(part for part in (table.catalog, table.db, table.name) if part).lower()
+
+
+class Tracer:
+    """Traces expressions of one query's scope tree to :class:`Flow` records, memoising derived columns."""
+
+    def __init__(
+        self,
+        root: Scope,
+        rules: Mapping[str, FunctionRule],
+        report: IssueReporter,
+        known_columns: Callable[[str], tuple[str, ...] | None] = lambda table: None,
+    ) -> None:
+        self.root = root
+        self.rules = rules
+        self.report = report
+        self.known_columns = known_columns
+        self._scopes: dict[int, Scope] = {id(s.expression): s for s in root.traverse()}
+        self._outputs: dict[tuple[int, int], list[Flow]] = {}
+
+    # outputs ---------------------------------------------------------------------------------------------
+    def output_at(self, scope: Scope, position: int) -> list[Flow]:
+        """Flows into the ``position``-th output column of ``scope``."""
+        key = (id(scope), position)
+        if key not in self._outputs:
+            self._outputs[key] = []  # guards recursive CTE self-references
+            self._outputs[key] = self._compute_output(scope, position)
+        return self._outputs[key]
+
+    def output_named(self, scope: Scope, name: str, node: exp.Expr) -> list[Flow]:
+        """Flows into the output column called ``name`` of ``scope``."""
+        expression = scope.expression
+        if isinstance(expression, exp.Lateral):
+            names = (
+                [c.name.lower() for c in expression.args["alias"].columns]
+                if expression.args.get("alias")
+                else []
+            )
+        else:
+            names = [n.lower() for n in leftmost_select(expression).named_selects]
+        if name in names:
+            return self.output_at(scope, names.index(name))
+        select = leftmost_select(expression)
+        if isinstance(select, exp.Select) and any(isinstance(p, exp.Star) for p in select.selects):
+            return self._through_star(scope, select, name, node)
+        self.report(f"column {name!r} is not an output of the subquery it is read from", node)
+        return []
+
+    def _compute_output(self, scope: Scope, position: int) -> list[Flow]:
+        expression = scope.expression
+        if isinstance(expression, exp.SetOperation):
+            children = (
+                scope.set_operation_scopes[:1]
+                if isinstance(expression, exp.Except)
+                else scope.set_operation_scopes
+            )
+            return [f for child in children for f in self.output_at(child, position)]
+        if isinstance(expression, exp.Lateral):
+            return self._udtf_output(scope, expression, position)
+        if isinstance(expression, exp.Select):
+            selects = expression.selects
+            if position < len(selects):
+                return self.flows(scope, selects[position])
+        return []
+
+    def _through_star(self, scope: Scope, select: exp.Select, name: str, node: exp.Expr) -> list[Flow]:
+        """A column read through ``SELECT *`` whose source schema is unknown: follow it by name."""
+        sources = [s for s in scope.sources if s not in scope.lateral_sources]
+        if len(sources) != 1:
+            self.report(f"column {name!r} comes through '*' over several sources of unknown schema", node)
+            return []
+        return self._resolve(scope, exp.column(name, table=sources[0]))
+
+    def _udtf_output(self, scope: Scope, lateral: exp.Lateral, position: int) -> list[Flow]:
+        function = lateral.this
+        arguments = function_arguments(function) if isinstance(function, exp.Func) else [function]
+        usage = Usage().transformed()
+        if isinstance(function, exp.Anonymous) and function_name(function) == _JSON_TUPLE and arguments:
+            keys = arguments[1:]
+            if position < len(keys) and isinstance(keys[position], exp.Literal):
+                usage = Usage().keyed(_as_key_path(keys[position].name))
+            return self.flows(scope, arguments[0], usage)
+        fields = _inline_fields(function, position)
+        if fields is not None:
+            return [f for field in fields for f in self.flows(scope, field, usage)]
+        return [f for argument in arguments for f in self.flows(scope, argument, usage)]
+
+    # expressions -----------------------------------------------------------------------------------------
+    def flows(self, scope: Scope, node: exp.Expr, usage: Usage = PLAIN) -> list[Flow]:
+        """Every base column under ``node`` (evaluated in ``scope``) with how ``node`` uses it."""
+        if isinstance(node, exp.Column):
+            return [flow.through(usage) for flow in self._resolve(scope, node)]
+        if isinstance(node, (exp.Alias, exp.Paren)):
+            return self.flows(scope, node.this, usage)
+        if isinstance(node, _NO_VALUE):
+            return []
+        if isinstance(node, (exp.Subquery, exp.Query, exp.Exists)):
+            return self._subquery(scope, node, usage)
+        if isinstance(node, exp.Window):
+            return self._window(scope, node, usage)
+        if isinstance(node, exp.If):
+            return self._conditional(
+                scope, [node.this], [node.args.get("true"), node.args.get("false")], usage
+            )
+        if isinstance(node, exp.Case):
+            conditions = [node.this] + [branch.this for branch in node.args.get("ifs") or []]
+            values = [branch.args.get("true") for branch in node.args.get("ifs") or []]
+            return self._conditional(scope, conditions, [*values, node.args.get("default")], usage)
+        if isinstance(node, _JSON_EXTRACTS) and isinstance(node.expression, (exp.JSONPath, exp.Literal)):
+            return self.flows(scope, node.this, usage.keyed(_json_path(node.expression)))
+        if isinstance(node, exp.Bracket):
+            return self._bracket(scope, node, usage)
+        if isinstance(node, exp.Dot):
+            return self.flows(scope, node.this, usage.keyed(_as_key_path(node.expression.name)))
+        if isinstance(node, exp.Func):
+            return self._function(scope, node, usage)
+        inner = usage.transformed()
+        return [f for child in node.iter_expressions() for f in self.flows(scope, child, inner)]
+
+    def clause_flows(self, scope: Scope) -> list[Flow]:
+        """Weak flows of the clauses of ``scope`` that restrict, group or order every output row."""
+        expression = scope.expression
+        found: list[Flow] = []
+        if isinstance(expression, exp.Except):
+            for child in scope.set_operation_scopes[1:]:
+                width = len(leftmost_select(child.expression).selects)
+                found.extend(f.through(_FILTER) for p in range(width) for f in self.output_at(child, p))
+        for key, transform in ScopeClauses:
+            clause = expression.args.get(key)
+            if clause is not None:
+                found.extend(self.flows(scope, clause, Usage().weak(transform)))  # type: ignore[arg-type]
+        for join in expression.args.get("joins") or []:
+            for key in ("on", "using"):
+                condition = join.args.get(key)
+                for part in condition if isinstance(condition, list) else [condition]:
+                    if part is not None:
+                        found.extend(self.flows(scope, part, Usage().weak("JOIN")))
+        return found
+
+    # helpers ---------------------------------------------------------------------------------------------
+    def _resolve(self, scope: Scope, column: exp.Column) -> list[Flow]:
+        name = column.name.lower()
+        table = column.table.lower()
+        if not table:
+            return self._resolve_unqualified(scope, column, name)
+        current: Scope | None = scope
+        while current is not None:
+            source = current.sources.get(table)
+            if source is not None:
+                if isinstance(source, exp.Table):
+                    return [Flow(f"{table_name(source)}.{name}")]
+                return self.output_named(source, name, column)
+            current = current.parent
+        self.report(f"column {table}.{name} refers to an unknown table alias {table!r}", column)
+        return []
+
+    def _resolve_unqualified(self, scope: Scope, column: exp.Column, name: str) -> list[Flow]:
+        """A column sqlglot could not qualify: an output alias in ORDER BY/HAVING/..., else the single source."""
+        expression = scope.expression
+        if isinstance(expression, exp.SetOperation):
+            return self.output_named(scope, name, column)
+        if isinstance(expression, exp.Select) and not isinstance(
+            column.find_ancestor(*_ALIAS_CLAUSES, exp.Select), exp.Select
+        ):
+            for projection in expression.selects:
+                if isinstance(projection, exp.Alias) and projection.alias.lower() == name:
+                    return self.flows(scope, projection.this)
+        sources = [
+            alias
+            for alias, source in scope.sources.items()
+            if not (isinstance(source, Scope) and isinstance(source.expression, exp.Lateral))
+        ]
+        if name in HIVE_VIRTUAL_COLUMNS:
+            return []
+        if len(sources) == 1:
+            source = scope.sources[sources[0]]
+            known = self.known_columns(table_name(source)) if isinstance(source, exp.Table) else None
+            if known is None or name in known:
+                return self._resolve(scope, exp.column(name, table=sources[0]))
+        self.report(
+            f"column {name!r} is ambiguous or unknown; add a table qualifier or pass --schema", column
+        )
+        return []
+
+    def _subquery(self, scope: Scope, node: exp.Expr, usage: Usage) -> list[Flow]:
+        query = node.this if isinstance(node, (exp.Subquery, exp.Exists)) else node
+        inner = self._scopes.get(id(query)) or self._scopes.get(id(node))
+        if inner is None:
+            return []
+        width = len(leftmost_select(query).selects) if isinstance(query, exp.Query) else 1
+        return [f.through(usage) for position in range(width) for f in self.output_at(inner, position)]
+
+    def _window(self, scope: Scope, node: exp.Window, usage: Usage) -> list[Flow]:
+        found = self.flows(scope, node.this, usage)
+        weak = usage.weak("WINDOW")
+        for spec in (node, _named_window(scope, node)):
+            for key in ("partition_by", "order"):
+                value = spec.args.get(key) if spec is not None else None
+                for part in value if isinstance(value, list) else [value]:
+                    if part is not None:
+                        found.extend(self.flows(scope, part, weak))
+        return found
+
+    def _conditional(
+        self, scope: Scope, conditions: list[exp.Expr | None], values: list[exp.Expr | None], usage: Usage
+    ) -> list[Flow]:
+        weak = usage.weak("CONDITIONAL")
+        inner = usage.transformed()
+        found = [f for c in conditions if c is not None for f in self.flows(scope, c, weak)]
+        return found + [f for v in values if v is not None for f in self.flows(scope, v, inner)]
+
+    def _bracket(self, scope: Scope, node: exp.Bracket, usage: Usage) -> list[Flow]:
+        keys = node.expressions
+        if len(keys) == 1 and isinstance(keys[0], exp.Literal):
+            key = keys[0]
+            path = f"$[{key.name}]" if not key.is_string else _as_key_path(key.name)
+            return self.flows(scope, node.this, usage.keyed(path))
+        inner = usage.transformed()
+        return self.flows(scope, node.this, inner) + [f for k in keys for f in self.flows(scope, k, inner)]
+
+    def _function(self, scope: Scope, node: exp.Func, usage: Usage) -> list[Flow]:
+        rule = self.rules.get(function_name(node), FunctionRule())
+        arguments = function_arguments(node)
+        inner = usage.transformed(
+            aggregate=rule.aggregate or isinstance(node, exp.AggFunc), masking=rule.masking
+        )
+        key = arguments[rule.key_arg] if rule.key_arg is not None and rule.key_arg < len(arguments) else None
+        if isinstance(key, exp.Literal):
+            inner = inner.keyed(_as_key_path(key.name))
+        found: list[Flow] = []
+        for position, argument in enumerate(arguments):
+            if argument is key:
+                continue
+            if position in rule.condition_args:
+                found.extend(self.flows(scope, argument, usage.weak("CONDITIONAL")))
+            else:
+                found.extend(self.flows(scope, argument, inner))
+        return found
+
+
+def leftmost_select(expression: exp.Expr) -> exp.Expr:
+    """The first SELECT of a set operation (it names the outputs); other expressions come back unchanged."""
+    while isinstance(expression, exp.SetOperation):
+        expression = expression.this
+    while isinstance(expression, exp.Subquery):
+        expression = expression.this
+    return expression
+
+
+def _json_path(path: exp.Expr) -> str:
+    if isinstance(path, exp.Literal):
+        return _as_key_path(path.name)
+    return path.sql().strip("'")
+
+
+def _as_key_path(key: str) -> str:
+    """A JSON path for a literal key: kept when it already is a path, else ``$.key``."""
+    return key if key.startswith("$") else f"$.{key}"
+
+
+def _named_window(scope: Scope, window: exp.Window) -> exp.Window | None:
+    """The ``WINDOW name AS (...)`` definition an ``OVER name`` refers to, if any."""
+    name = window.alias
+    select = scope.expression
+    if not name or not isinstance(select, exp.Select):
+        return None
+    return next((w for w in select.args.get("windows") or [] if w.name.lower() == name.lower()), None)
+
+
+def _inline_fields(function: exp.Expr, position: int) -> list[exp.Expr] | None:
+    """The ``position``-th field values of ``inline(array(struct(...), ...))``; None for other UDTFs."""
+    if not isinstance(function, (exp.Inline, exp.Anonymous)) or function_name(function) != "inline":
+        return None
+    array = function.this if isinstance(function, exp.Inline) else (function.expressions or [None])[0]
+    if not isinstance(array, exp.Array):
+        return None
+    fields: list[exp.Expr] = []
+    for struct in array.expressions:
+        if not isinstance(struct, exp.Struct):
+            return None
+        values = [
+            v.expression if isinstance(v, (exp.PropertyEQ, exp.Kwarg)) else v for v in struct.expressions
+        ]
+        if position < len(values):
+            fields.append(values[position])
+    return fields

@@ -1,0 +1,363 @@
+"""DurableLog: round trips, SCNs, torn tails, corruption, the process lock, checkpoints and read_since."""
+
+from __future__ import annotations
+
+import errno
+import logging
+import struct
+import subprocess
+import sys
+import uuid
+import zlib
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from lineage_platform.errors import StoreCorruptError, StoreError, StoreLockedError
+from lineage_platform.graph.embedded.storage import DurableLog, read_since
+from lineage_platform.graph.embedded.storage_format import (
+    RECORD_HEADER_SIZE,
+    SEGMENT_HEADER_SIZE,
+    SEGMENT_MAGIC,
+)
+
+
+def tx(n: int) -> list[tuple]:
+    """A transaction touching vertex ``n`` with values of every type the engine stores."""
+    return [
+        ("addV", n, "table"),
+        ("addVP", n, f"{n}-q", "qualifiedName", f"db.t{n}"),
+        ("setMeta", n, f"{n}-q", "createTime", datetime(2026, 1, n % 28 + 1, tzinfo=UTC)),
+        ("addE", f"e{n}", "usedBy", n, n + 1),
+        ("setEP", f"e{n}", "weights", {"d": Decimal("1.5"), "ids": {uuid.UUID(int=n)}, "l": [n, 2.5, True]}),
+    ]
+
+
+def open_recovered(path: Path, **options: object) -> tuple[DurableLog, object, list[list[tuple]]]:
+    store = DurableLog(path, **options)
+    state, replay = store.recover()
+    return store, state, list(replay)
+
+
+def only_segment(path: Path) -> Path:
+    (segment,) = sorted(path.glob("wal-*.log"))
+    return segment
+
+
+def test_append_and_recover_round_trip(tmp_path: Path) -> None:
+    with DurableLog(tmp_path / "store") as store:
+        assert store.recover()[0] is None
+        assert [store.append(tx(n)) for n in (1, 2, 3)] == [1, 2, 3]
+
+    store, state, replay = open_recovered(tmp_path / "store")
+    assert state is None
+    assert replay == [tx(1), tx(2), tx(3)]
+    assert store.last_scn == 3
+    store.close()
+
+
+def test_scns_keep_rising_across_checkpoints_and_reopens(tmp_path: Path) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        store.append(tx(1))
+        store.append(tx(2))
+        store.checkpoint({"vertices": [1, 2]})
+        assert store.append(tx(3)) == 3
+
+    with DurableLog(tmp_path) as store:
+        state, replay = store.recover()
+        assert state == {"vertices": [1, 2]}
+        assert list(replay) == [tx(3)]
+        store.checkpoint({"vertices": [1, 2, 3]})
+        assert store.append(tx(4)) == 4
+
+    store, state, replay = open_recovered(tmp_path)
+    assert state == {"vertices": [1, 2, 3]}
+    assert replay == [tx(4)]
+    assert store.append(tx(5)) == 5
+    store.close()
+
+
+def test_checkpoint_without_new_commits_rewrites_nothing(tmp_path: Path) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        store.append(tx(1))
+        store.checkpoint("one")
+        (snapshot,) = tmp_path.glob("snapshot-*.snap")
+        written = snapshot.stat()
+        store.checkpoint("one")
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        store.checkpoint("one")
+        assert store.append(tx(2)) == 2
+    assert snapshot.stat().st_ino == written.st_ino
+    assert sorted(p.name for p in tmp_path.glob("wal-*")) == [
+        "wal-00000000000000000001.log",
+        "wal-00000000000000000002.log",
+    ]
+
+
+def test_checkpoint_keeps_only_the_newest_snapshot(tmp_path: Path) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        for n in range(1, 4):
+            store.append(tx(n))
+            store.checkpoint(n)
+    assert [p.name for p in tmp_path.glob("snapshot-*")] == ["snapshot-00000000000000000003.snap"]
+
+
+def test_should_checkpoint_after_enough_log_bytes(tmp_path: Path) -> None:
+    with DurableLog(tmp_path, checkpoint_bytes=2_000) as store:
+        store.recover()
+        while not store.should_checkpoint():
+            store.append(tx(store.last_scn + 1))
+        assert 2_000 < sum(p.stat().st_size for p in tmp_path.glob("wal-*.log")) < 3_000
+        store.checkpoint("state")
+        assert not store.should_checkpoint()
+
+    with DurableLog(tmp_path, checkpoint_bytes=2_000) as store:
+        store.recover()
+        assert not store.should_checkpoint()
+
+
+def test_torn_last_record_is_cut_at_every_byte_offset(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        store.append(tx(1))
+        store.append(tx(2))
+        last_record_start = only_segment(tmp_path).stat().st_size
+        store.append([("dropE", "e2")])
+    segment = only_segment(tmp_path)
+    pristine = segment.read_bytes()
+
+    for cut in range(last_record_start + 1, len(pristine)):
+        segment.write_bytes(pristine[:cut])
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            store, _, replay = open_recovered(tmp_path, sync=False)
+        assert replay == [tx(1), tx(2)], f"cut at {cut}"
+        assert f"offset {last_record_start}" in caplog.text
+        assert segment.stat().st_size == last_record_start
+        assert store.append([("dropV", 4)]) == 3
+        store.close()
+        store, _, replay = open_recovered(tmp_path, sync=False)
+        assert replay == [tx(1), tx(2), [("dropV", 4)]]
+        store.close()
+
+
+def test_zero_filled_tail_from_a_machine_crash_is_cut(tmp_path: Path) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        store.append(tx(1))
+    with only_segment(tmp_path).open("ab") as file:
+        file.write(bytes(4096))
+    store, _, replay = open_recovered(tmp_path)
+    assert replay == [tx(1)]
+    store.close()
+
+
+def record_offsets(segment: Path) -> list[int]:
+    """Start offsets of the records of a segment, found by walking the length fields."""
+    data = segment.read_bytes()
+    offsets, offset = [], SEGMENT_HEADER_SIZE
+    while offset < len(data):
+        offsets.append(offset)
+        (length,) = struct.unpack_from("<I", data, offset)
+        offset += RECORD_HEADER_SIZE + length
+    return offsets
+
+
+@pytest.mark.parametrize("where", ["length", "scn", "payload"])
+def test_flipped_byte_in_the_middle_is_reported_as_corruption(tmp_path: Path, where: str) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        for n in (1, 2, 3):
+            store.append(tx(n))
+    segment = only_segment(tmp_path)
+    middle = record_offsets(segment)[1]
+    position = middle + {"length": 0, "scn": 5, "payload": RECORD_HEADER_SIZE + 10}[where]
+    data = bytearray(segment.read_bytes())
+    data[position] ^= 0x40
+    segment.write_bytes(bytes(data))
+
+    with pytest.raises(StoreCorruptError) as caught, DurableLog(tmp_path) as store:
+        store.recover()
+    assert str(segment) in caught.value.message
+    assert f"offset {middle}" in caught.value.message
+    assert "lineage graph export" in caught.value.hint
+    assert segment.read_bytes() == bytes(data), "a corrupt store must not be modified"
+
+
+def test_damaged_snapshot_is_reported(tmp_path: Path) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        store.append(tx(1))
+        store.checkpoint(list(range(1000)))
+    (snapshot,) = tmp_path.glob("snapshot-*.snap")
+    data = bytearray(snapshot.read_bytes())
+    data[len(data) // 2] ^= 1
+    snapshot.write_bytes(bytes(data))
+    with (
+        pytest.raises(StoreCorruptError, match=r"snapshot-0+1\.snap"),
+        DurableLog(tmp_path) as store,
+    ):
+        store.recover()
+
+
+def test_unknown_format_version_is_a_clear_error(tmp_path: Path) -> None:
+    head = struct.pack("<8sHQ", SEGMENT_MAGIC, 99, 1)
+    (tmp_path / "wal-00000000000000000001.log").write_bytes(head + struct.pack("<I", zlib.crc32(head)))
+    with pytest.raises(StoreError, match="format version 99") as caught, DurableLog(tmp_path) as store:
+        store.recover()
+    assert not isinstance(caught.value, StoreCorruptError)
+    assert "upgrade" in caught.value.hint
+
+
+def test_missing_segment_is_reported(tmp_path: Path) -> None:
+    with DurableLog(tmp_path, retain_bytes=0) as store:
+        store.recover()
+        store.append(tx(1))
+        store.checkpoint("one")
+        store.append(tx(2))
+        store.checkpoint("two")
+        store.append(tx(3))
+    (tmp_path / "snapshot-00000000000000000002.snap").unlink()
+    with pytest.raises(StoreCorruptError, match="resumes at SCN 3"), DurableLog(tmp_path) as store:
+        store.recover()
+
+
+def test_second_open_in_another_process_is_refused(tmp_path: Path) -> None:
+    holder_code = (
+        "import sys; from lineage_platform.graph.embedded.storage import DurableLog;"
+        f"s = DurableLog({str(tmp_path)!r}); print('ready', flush=True); sys.stdin.read()"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", holder_code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        with pytest.raises(StoreLockedError) as caught:
+            DurableLog(tmp_path)
+        assert f"process {holder.pid}" in caught.value.message
+        assert "lineage graph serve" in caught.value.hint
+    finally:
+        holder.communicate("")
+    with DurableLog(tmp_path) as store:
+        store.recover()
+
+
+def test_second_open_in_the_same_process_is_refused(tmp_path: Path) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        with pytest.raises(StoreLockedError):
+            DurableLog(tmp_path)
+    DurableLog(tmp_path).close()
+
+
+def test_store_path_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "graph").write_text("not a directory")
+    with pytest.raises(StoreError, match="cannot open graph store") as caught:
+        DurableLog(tmp_path / "graph")
+    assert "embedded:PATH" in caught.value.hint
+
+
+def test_append_needs_recover_and_an_open_store(tmp_path: Path) -> None:
+    store = DurableLog(tmp_path)
+    with pytest.raises(StoreError, match="not ready"):
+        store.append(tx(1))
+    store.recover()
+    store.close()
+    store.close()
+    with pytest.raises(StoreError, match="closed"):
+        store.append(tx(1))
+
+
+def test_leftovers_of_an_interrupted_checkpoint_are_ignored(tmp_path: Path) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        store.append(tx(1))
+    (tmp_path / "snapshot-00000000000000000001.snap.tmp").write_bytes(b"half a snapshot")
+    store, state, replay = open_recovered(tmp_path)
+    assert (state, replay) == (None, [tx(1)])
+    assert not list(tmp_path.glob("*.tmp"))
+    store.close()
+
+
+def test_read_since_spans_checkpoints_while_segments_are_retained(tmp_path: Path) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        for n in (1, 2, 3):
+            store.append(tx(n))
+        store.checkpoint("three")
+        store.append(tx(4))
+        store.append(tx(5))
+        assert [scn for scn, _ in read_since(tmp_path, 0)] == [1, 2, 3, 4, 5]
+        assert list(read_since(tmp_path, 3)) == [(4, tx(4)), (5, tx(5))]
+        assert list(read_since(tmp_path, 5)) == []
+
+
+def test_read_since_reports_records_dropped_by_retention(tmp_path: Path) -> None:
+    with DurableLog(tmp_path, retain_bytes=0) as store:
+        store.recover()
+        store.append(tx(1))
+        store.append(tx(2))
+        store.checkpoint("two")
+        store.append(tx(3))
+    with pytest.raises(StoreError, match="oldest retained SCN is 3"):
+        list(read_since(tmp_path, 1))
+    assert list(read_since(tmp_path, 2)) == [(3, tx(3))]
+
+
+def test_read_since_stops_before_a_record_still_being_written(tmp_path: Path) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        store.append(tx(1))
+        store.append(tx(2))
+    segment = only_segment(tmp_path)
+    whole = segment.read_bytes()
+    segment.write_bytes(whole[:-7])
+    assert [scn for scn, _ in read_since(tmp_path, 0)] == [1]
+    assert segment.stat().st_size == len(whole) - 7, "a reader must not repair the log"
+
+
+def test_unstorable_value_is_refused_without_touching_the_log(tmp_path: Path) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        with pytest.raises(StoreError, match="transaction 1 holds a value the store cannot save"):
+            store.append([("setEP", "e1", "callback", lambda: None)])
+        assert store.append(tx(1)) == 1
+    store, _, replay = open_recovered(tmp_path)
+    assert replay == [tx(1)]
+    store.close()
+
+
+def test_read_since_on_a_missing_store_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no graph store at"):
+        list(read_since(tmp_path / "nowhere", 0))
+
+
+class DiskFullWhilePickling:
+    """Stands in for a graph state whose snapshot hits a full disk half-way through."""
+
+    def __reduce__(self) -> tuple:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_failed_checkpoint_leaves_the_store_usable(tmp_path: Path) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        store.append(tx(1))
+        store.checkpoint("one")
+        store.append(tx(2))
+        with pytest.raises(StoreError, match="could not write snapshot") as caught:
+            store.checkpoint(["x" * 100_000, DiskFullWhilePickling()])
+        assert "still safe in the log" in caught.value.hint
+        assert not list(tmp_path.glob("*.tmp"))
+        assert store.append(tx(3)) == 3
+    store, state, replay = open_recovered(tmp_path)
+    assert (state, replay) == ("one", [tx(2), tx(3)])
+    store.close()

@@ -1,0 +1,240 @@
+"""The embedded engine served over WebSockets, used through gremlinpython exactly as JanusGraph would be."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from gremlin_python.driver.client import Client
+from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
+from gremlin_python.driver.protocol import GremlinServerError
+from gremlin_python.process.anonymous_traversal import traversal
+from gremlin_python.process.graph_traversal import __
+from gremlin_python.process.traversal import P, T
+
+pytest.importorskip("lineage_platform.graph.embedded.engine", reason="the embedded engine is not built yet")
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _count(g, label: str) -> int:
+    return g.V().has_label(label).count().next()
+
+
+def test_reads_and_writes_round_trip(served_url, remote) -> None:
+    g = traversal().with_remote(remote(served_url))
+    table = g.add_v("table").property("qualifiedName", "db.orders").property("name", "orders").next()
+    column = g.add_v("column").property("qualifiedName", "db.orders.id").next()
+    g.V(table.id).add_e("hasColumn").to(__.V(column.id)).property("since", 3).iterate()
+
+    assert g.V().has("table", "qualifiedName", "db.orders").values("name").to_list() == ["orders"]
+    assert g.V(table.id).out("hasColumn").values("qualifiedName").to_list() == ["db.orders.id"]
+    edge = g.E().has_label("hasColumn").next()
+    assert (edge.outV.id, edge.inV.id) == (table.id, column.id)
+    assert g.V().has("qualifiedName", P.within("db.orders", "db.orders.id")).count().next() == 2
+    details = g.V(table.id).element_map().next()
+    assert (details[T.id], details[T.label], details["name"]) == (table.id, "table", "orders")
+    assert g.V().group().by(T.label).by(__.count()).next() == {"table": 1, "column": 1}
+
+
+def test_many_results_arrive_in_batches(served_url, remote) -> None:
+    g = traversal().with_remote(remote(served_url))
+    g.inject(*range(10)).as_("i").add_v("file").property("n", __.select("i")).iterate()
+    assert sorted(g.with_("batchSize", 2).V().has_label("file").values("n").to_list()) == list(range(10))
+
+
+def test_transactions_commit_and_roll_back(served_url, remote) -> None:
+    g = traversal().with_remote(remote(served_url))
+    tx = g.tx()
+    gtx = tx.begin()
+    gtx.add_v("table").property("name", "kept").iterate()
+    assert _count(gtx, "table") == 1
+    tx.commit()
+
+    tx = g.tx()
+    gtx = tx.begin()
+    gtx.add_v("table").property("name", "discarded").iterate()
+    tx.rollback()
+    assert g.V().has_label("table").values("name").to_list() == ["kept"]
+
+
+def test_readers_never_see_another_clients_uncommitted_writes(served_url, remote) -> None:
+    writer = traversal().with_remote(remote(served_url))
+    reader = traversal().with_remote(remote(served_url))
+    tx = writer.tx()
+    gtx = tx.begin()
+    gtx.add_v("table").property("name", "uncommitted").iterate()
+
+    answered: dict[str, float | int] = {}
+
+    def read() -> None:
+        answered["count"] = _count(reader, "table")
+        answered["at"] = time.monotonic()
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    time.sleep(0.3)
+    assert "count" not in answered  # the reader waits while the transaction holds the graph
+    rolled_back_at = time.monotonic()
+    tx.rollback()
+    thread.join(timeout=10)
+    assert answered["count"] == 0 and answered["at"] >= rolled_back_at
+
+
+def test_a_reader_waiting_too_long_on_a_busy_graph_gets_an_error(serve_graph, tmp_path, remote) -> None:
+    from lineage_platform.graph.embedded.engine import EmbeddedGraph
+
+    graph = EmbeddedGraph(tmp_path / "busy", lock_timeout=0.3)
+    try:
+        url = serve_graph(graph).url
+        tx = traversal().with_remote(remote(url)).tx()
+        tx.begin().add_v("table").iterate()
+        with pytest.raises(GremlinServerError, match="graph busy"):
+            traversal().with_remote(remote(url)).V().count().next()
+        tx.commit()
+        assert traversal().with_remote(remote(url)).V().count().next() == 1
+    finally:
+        graph.close()
+
+
+def test_sixteen_concurrent_clients(served_url, remote) -> None:
+    def client_work(worker: int) -> list[int]:
+        g = traversal().with_remote(remote(served_url))
+        for i in range(10):
+            g.add_v("process").property("worker", worker).property("i", i).iterate()
+        return sorted(g.V().has("process", "worker", worker).values("i").to_list())
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        results = list(pool.map(client_work, range(16)))
+    assert results == [list(range(10))] * 16
+    assert _count(traversal().with_remote(remote(served_url)), "process") == 160
+
+
+def test_unknown_steps_are_reported_by_name(served_url, remote) -> None:
+    g = traversal().with_remote(remote(served_url))
+    unknown = g.V()
+    unknown.bytecode.add_step("frobnicate")
+    with pytest.raises(GremlinServerError, match="frobnicate") as caught:
+        unknown.to_list()
+    assert caught.value.status_code == 500
+    assert g.V().count().next() == 0
+
+
+def test_scripts_are_evaluated_with_bindings(served_url) -> None:
+    client = Client(served_url, "g")
+    try:
+        client.submit("g.addV('table').property('name', n).iterate()", {"n": "orders"}).all().result()
+        assert client.submit("g.V().hasLabel('table').values('name')").all().result() == ["orders"]
+        script = "g.addV('table').property('name', 'a').next()\ng.addV('never').property('name', 'b')\ng.V().count()"
+        assert client.submit(script).all().result() == [
+            2
+        ]  # as in Groovy, a bare non-final traversal never runs
+        assert client.submit("g.V().values('name').toSet()").all().result() == ["orders", "a"]
+        with pytest.raises(GremlinServerError, match="597"):
+            client.submit("g.V(.count()").all().result()
+    finally:
+        client.close()
+
+
+def test_session_scripts_run_in_one_transaction(served_url) -> None:
+    session = Client(served_url, "g", session=str(uuid.uuid4()))
+    session.submit("g.addV('table').property('name', 'pending').iterate()").all().result()
+    assert session.submit("g.V().count()").all().result() == [1]
+    session.close()  # closing the session rolls back what it did not commit
+    sessionless = Client(served_url, "g")
+    try:
+        assert sessionless.submit("g.V().count()").all().result() == [0]
+    finally:
+        sessionless.close()
+
+
+def test_connect_works_unchanged_against_the_server(served_url) -> None:
+    from lineage_platform.graph.connect import connect
+
+    g = connect(served_url)
+    g.add_v("database").property("qualifiedName", "db").iterate()
+    assert g.V().has_label("database").values("qualifiedName").to_list() == ["db"]
+
+
+# -- a real server process -------------------------------------------------------------------------------
+
+
+def _start_server_process(store: Path) -> tuple[subprocess.Popen, str]:
+    command = "from lineage_platform.cli.serve_commands import serve; serve()"
+    process = subprocess.Popen(
+        [sys.executable, "-c", command, "--store", str(store), "--port", "0"],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = process.stderr.readline()
+        if " on ws://" in line:
+            threading.Thread(target=process.stderr.read, daemon=True).start()  # keep the pipe drained
+            return process, line.split(" on ", 1)[1].split()[0]
+        if not line and process.poll() is not None:
+            break
+    process.kill()
+    raise AssertionError("the server process did not start")
+
+
+def _stored_names(store: Path) -> list[str]:
+    from lineage_platform.graph.embedded.engine import EmbeddedGraph
+
+    graph = EmbeddedGraph(store)
+    try:
+        return sorted(t.object for t in graph.execute(__.V().values("name").bytecode))
+    finally:
+        graph.close()
+
+
+@pytest.mark.slow
+def test_committed_data_survives_kill_9_of_the_server(tmp_path: Path) -> None:
+    store = tmp_path / "graph"
+    process, url = _start_server_process(store)
+    connection = DriverRemoteConnection(url, "g")
+    try:
+        g = traversal().with_remote(connection)
+        g.add_v("table").property("name", "autocommitted").iterate()
+        tx = g.tx()
+        gtx = tx.begin()
+        gtx.add_v("table").property("name", "committed").iterate()
+        tx.commit()
+        open_tx = g.tx()
+        open_tx.begin().add_v("table").property("name", "in flight").iterate()
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+        with contextlib.suppress(Exception):  # the server is gone: closing the session cannot succeed
+            connection.close()
+    assert _stored_names(store) == ["autocommitted", "committed"]
+
+
+@pytest.mark.slow
+def test_sigterm_rolls_back_open_transactions_and_closes_the_store(tmp_path: Path) -> None:
+    store = tmp_path / "graph"
+    process, url = _start_server_process(store)
+    connection = DriverRemoteConnection(url, "g")
+    try:
+        g = traversal().with_remote(connection)
+        g.add_v("table").property("name", "committed").iterate()
+        g.tx().begin().add_v("table").property("name", "in flight").iterate()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        with contextlib.suppress(Exception):
+            connection.close()
+    assert _stored_names(store) == ["committed"]

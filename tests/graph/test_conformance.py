@@ -1,0 +1,195 @@
+"""The conformance runner: its Gherkin reader, value notation, comparison rules, skip policy, and the whole
+TinkerPop suite against the embedded engine with no regression from tests/graph/conformance_expected.txt."""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gremlin_python.process.traversal import Direction, P, T
+from gremlin_python.statics import long
+from gremlin_python.structure.graph import Edge, Vertex, VertexProperty
+from gremlin_python.structure.graph import Path as GPath
+
+from lineage_platform.errors import GraphError
+from lineage_platform.graph.conformance import DEFAULT_SUITE_ROOT, run_suite
+from lineage_platform.graph.conformance.compare import canonical, check_results, next_result_items
+from lineage_platform.graph.conformance.gherkin import parse_feature
+from lineage_platform.graph.conformance.policy import mutates, steps_used, uses_only_core_steps
+from lineage_platform.graph.conformance.report import read_expected, regressions, summary_table
+from lineage_platform.graph.conformance.runner import ScenarioTimeout, Status, time_limit
+from lineage_platform.graph.conformance.values import parse_predicate, parse_value
+
+EXPECTED_FILE = Path(__file__).with_name("conformance_expected.txt")
+
+FEATURE = '''
+@StepClassMap @StepOut
+Feature: Step - out()
+
+  @UserSuppliedVertexIds
+  Scenario: g_VX1X_out
+    Given the modern graph
+    And using the parameter vid1 defined as "v[marko].id"
+    And the traversal of
+      """
+      g.V(vid1).out()
+      """
+    When iterated to list
+    Then the result should be unordered
+      | result |
+      | v[vadas] |
+      | m[{"a":"d[1].i"}] |
+
+  Scenario: second
+    Given an unsupported test
+    Then nothing should happen because
+      """
+      not supported
+      """
+'''
+
+
+class _FakeLookup:
+    """Names to elements for the notation tests (the real lookup queries a graph)."""
+
+    def vertex(self, name: str) -> Vertex:
+        return Vertex({"marko": 1, "vadas": 2}[name], "person")
+
+    def edge(self, out_name: str, label: str, in_name: str) -> Edge:
+        return Edge(7, self.vertex(out_name), label, self.vertex(in_name))
+
+    def vertex_property(self, name: str, key: str, value: Any) -> VertexProperty:
+        return VertexProperty(100, key, value, self.vertex(name))
+
+
+def test_gherkin_reads_tags_steps_doc_strings_and_tables():
+    feature = parse_feature(FEATURE)
+    first, second = feature.scenarios
+    assert feature.title == "Step - out()"
+    assert first.tags == {"@StepClassMap", "@StepOut", "@UserSuppliedVertexIds"}
+    assert second.tags == {"@StepClassMap", "@StepOut"}
+    assert [s.text for s in first.steps][:2] == [
+        "the modern graph",
+        'using the parameter vid1 defined as "v[marko].id"',
+    ]
+    assert first.steps[2].doc == "g.V(vid1).out()"
+    assert first.steps[4].table == [["result"], ["v[vadas]"], ['m[{"a":"d[1].i"}]']]
+    assert second.steps[1].doc == "not supported"
+
+
+def test_gherkin_rejects_unknown_lines_with_the_line_number():
+    with pytest.raises(GraphError, match=":4: cannot read Gherkin line"):
+        parse_feature("Feature: x\n  Scenario: s\n    Given the modern graph\n    Whatever this is\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("d[29].i", 29),
+        ("d[2.5].d", 2.5),
+        ("d[1].m", Decimal(1)),
+        ("null", None),
+        ("true", True),
+        ("str[ padded ]", " padded "),
+        ("t[label]", T.label),
+        ("D[from]", Direction.OUT),
+        ("l[a,l[b,c],d[1].l]", ["a", ["b", "c"], 1]),
+        ("s[a,b]", {"a", "b"}),
+        ("plain text", "plain text"),
+        ("v[marko].id", 1),
+        ("v[vadas].sid", "2"),
+    ],
+)
+def test_notation_values(text, expected):
+    assert parse_value(text, _FakeLookup()) == expected
+
+
+def test_notation_keeps_int_widths_and_special_doubles():
+    assert type(parse_value("d[5].l", None)) is long
+    nan = parse_value("d[NaN]", None)
+    assert nan != nan
+    assert parse_value("d[-Infinity]", None) == float("-inf")
+
+
+def test_notation_maps_reparse_keys_and_values():
+    value = parse_value('m[{"t[id]":"v[marko].id","name":"l[marko]","n":3}]', _FakeLookup())
+    assert value == {T.id: 1, "name": ["marko"], "n": 3}
+
+
+def test_notation_elements_and_paths():
+    lookup = _FakeLookup()
+    assert parse_value("e[marko-knows->vadas]", lookup).id == 7
+    assert parse_value("vp[marko-age->d[29].i]", lookup).value == 29
+    path = parse_value("p[v[marko],v[vadas],lop]", lookup)
+    assert isinstance(path, GPath) and path.objects == [Vertex(1), Vertex(2), "lop"]
+    predicate = parse_predicate("within", "l[]", lookup)
+    assert predicate == P.within([])
+
+
+def test_compare_numbers_by_value_and_doubles_within_tolerance():
+    assert canonical(1) == canonical(long(1)) == canonical(1.0)
+    assert canonical(0.1 + 0.2) == canonical(0.3)
+    assert canonical(0.3) != canonical(0.3000001)
+    assert canonical(float("nan")) == canonical(float("nan"))
+
+
+def test_compare_elements_by_id_and_paths_without_labels():
+    assert canonical(Vertex(1, "person")) == canonical(Vertex(1, "vertex"))
+    assert canonical(Vertex(1)) != canonical(Edge(1, Vertex(1), "x", Vertex(2)))
+    assert canonical(GPath([["a"], ["b"]], [Vertex(1), 2])) == canonical(GPath([], [Vertex(1), 2]))
+
+
+def test_assertion_forms():
+    assert check_results("unordered", [1, 2, 2], [2, 1, 2]) is None
+    assert "expected" in check_results("unordered", [1, 2], [1, 2, 2])
+    assert check_results("ordered", [1, 2], [1, 2]) is None
+    assert check_results("ordered", [2, 1], [1, 2]) is not None
+    assert check_results("of", [1, 1, 3], [1, 2, 3]) is None
+    assert check_results("of", [4], [1, 2, 3]) is not None
+    assert check_results("empty", [], []) is None
+    assert check_results("unordered", [{"a": 1, "b": [1, 2]}], [{"b": [1, 2], "a": 1}]) is None
+
+
+def test_next_results_expand_collections_and_map_entries():
+    assert next_result_items([1, 2]) == [1, 2]
+    assert next_result_items({"a": 1, "b": 2}) == [{"a": 1}, {"b": 2}]
+    assert next_result_items(5) == [5]
+
+
+def test_policy_finds_steps_outside_string_literals():
+    assert steps_used('g.V().has("name", "out(").values("age")') == {"V", "has", "values"}
+    assert uses_only_core_steps('g.V().out("knows").values("name")', "g.V()")
+    assert not uses_only_core_steps("g.V().sample(1)")
+    assert not uses_only_core_steps("g.withStrategies(ReadOnlyStrategy).V()")
+    assert mutates('g.V().property("x", 1)') and not mutates('g.V().properties("addV(")')
+
+
+def test_time_limit_interrupts_a_runaway_loop():
+    started = time.perf_counter()
+    with pytest.raises(ScenarioTimeout), time_limit(0.2):
+        while True:
+            pass
+    assert time.perf_counter() - started < 2
+
+
+@pytest.mark.skipif(not (DEFAULT_SUITE_ROOT / "features").is_dir(), reason="TinkerPop features not present")
+def test_single_scenario_run_reports_status(tmp_path):
+    outcomes = run_suite(feature="filter/HasNot.feature")
+    assert len(outcomes) == 1 and outcomes[0].status in set(Status)
+    table = summary_table(outcomes)
+    assert "filter/HasNot.feature" in table and "core-step scenarios" in table
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (DEFAULT_SUITE_ROOT / "features").is_dir(), reason="TinkerPop features not present")
+def test_whole_suite_has_no_regressions():
+    # 8 s per traversal: the heaviest passing scenarios (Grateful Dead repeats) take ~5 s on a busy machine
+    outcomes = run_suite(timeout=8.0)
+    print(summary_table(outcomes))
+    broken = regressions(outcomes, read_expected(EXPECTED_FILE))
+    assert not broken, "scenarios that passed before and now do not:\n" + "\n".join(
+        f"{o.key}: {o.detail}" for o in broken
+    )

@@ -1,0 +1,161 @@
+"""GraphSON 3.0 lines, and export/import through traversals on the embedded engine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from lineage_platform.cli.graph_io_commands import export, import_
+from lineage_platform.graph.connect import connect
+from lineage_platform.graph.graphson import (
+    GraphSONFormatError,
+    IdStrategy,
+    export_graph,
+    format_vertex_line,
+    import_graph,
+    parse_vertex_line,
+)
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "tinkerpop-features" / "data"
+pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="TinkerPop data graphs not present")
+DATA_FILES = ["tinkerpop-modern.json", "tinkerpop-classic.json", "tinkerpop-crew.json", "tinkerpop-sink.json"]
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    if isinstance(value, list | set):
+        return tuple(sorted(map(repr, value)))
+    return value
+
+
+def graph_elements(path: Path, *, with_ids: bool = True) -> tuple[dict, dict]:
+    """Vertices and edges of a GraphSON file, keyed by id (or by name when ids are not kept)."""
+    vertices, edges = {}, {}
+    records = [parse_vertex_line(line) for line in path.read_text().splitlines() if line.strip()]
+    names = {r.id: next((p.value for p in r.properties if p.key == "name"), r.id) for r in records}
+    for record in records:
+        # vertex-property ids are left out: the graph chooses them on import
+        props = sorted((p.key, repr(p.value), _freeze(p.meta)) for p in record.properties)
+        vertices[record.id if with_ids else names[record.id]] = (record.label, props)
+        for edge in record.out_edges:
+            ends = (record.id, edge.other) if with_ids else (names[record.id], names[edge.other])
+            key = edge.id if with_ids else (*ends, edge.label, _freeze(edge.properties))
+            edges[key] = (edge.label, ends, _freeze(edge.properties))
+    return vertices, edges
+
+
+@pytest.mark.parametrize("name", [*DATA_FILES, "grateful-dead.json"])
+def test_lines_read_and_write_back_to_the_same_json(name):
+    for number, line in enumerate((DATA / name).read_text().splitlines(), start=1):
+        assert json.loads(format_vertex_line(parse_vertex_line(line, number))) == json.loads(line)
+
+
+def test_typed_values_are_decoded():
+    line = (
+        '{"id":{"@type":"g:Int64","@value":5},"label":"x","properties":{"p":[{"id":{"@type":"g:Int64","@value":1},'
+        '"value":{"@type":"g:List","@value":[{"@type":"g:Double","@value":1.5},'
+        '{"@type":"g:UUID","@value":"41d2e28a-20a4-4ab0-b379-d810dede3786"}]}}]}}'
+    )
+    record = parse_vertex_line(line)
+    assert record.id == 5 and record.properties[0].value[0] == 1.5
+    assert str(record.properties[0].value[1]) == "41d2e28a-20a4-4ab0-b379-d810dede3786"
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"id": 1, "label": ', "not JSON"),
+        ('{"label": "person"}', "not a vertex"),
+        (
+            '{"id":1,"label":"x","properties":{"p":[{"value":{"@type":"g:Nope","@value":1}}]}}',
+            "malformed vertex: ValueError: unknown GraphSON type .g:Nope.",
+        ),
+        ('{"id":1,"label":"x","outE":{"knows":[{"id":2}]}}', "malformed vertex"),
+    ],
+)
+def test_bad_lines_say_which_line_and_why(line, message):
+    with pytest.raises(GraphSONFormatError, match=rf"line 7: {message}") as raised:
+        parse_vertex_line(line, 7)
+    assert raised.value.line == 7 and raised.value.hint
+
+
+@pytest.mark.parametrize("name", DATA_FILES)
+def test_import_then_export_round_trips_element_by_element(name, tmp_path):
+    g = connect("memory:")
+    summary = import_graph(g, DATA / name, batch_size=4)
+    exported = tmp_path / "out.json"
+    written = export_graph(g, exported, batch_size=3)
+    assert (summary.vertices, summary.edges) == (written.vertices, written.edges)
+    assert graph_elements(exported) == graph_elements(DATA / name)
+
+
+def test_generated_ids_keep_the_structure(tmp_path):
+    g = connect("memory:")
+    summary = import_graph(g, DATA / "tinkerpop-crew.json", id_strategy=IdStrategy.GENERATE, batch_size=5)
+    assert (summary.vertices, summary.edges) == (6, 14)
+    exported = tmp_path / "out.json"
+    export_graph(g, exported)
+    assert graph_elements(exported, with_ids=False) == graph_elements(
+        DATA / "tinkerpop-crew.json", with_ids=False
+    )
+
+
+def test_grateful_dead_counts():
+    g = connect("memory:")
+    summary = import_graph(g, DATA / "grateful-dead.json", batch_size=200)
+    assert (summary.vertices, summary.edges, summary.skipped) == (808, 8049, 0)
+    assert g.V().count().next() == 808 and g.E().count().next() == 8049
+    dark_star = next(
+        parse_vertex_line(line)
+        for line in (DATA / "grateful-dead.json").read_text().splitlines()
+        if '"value":"DARK STAR"' in line
+    )
+    followed_by = sorted(e.other for e in dark_star.out_edges if e.label == "followedBy")
+    assert len(followed_by) > 10
+    assert sorted(g.V(dark_star.id).out("followedBy").id_().to_list()) == followed_by
+
+
+def _file_with_bad_lines(tmp_path: Path) -> Path:
+    lines = (DATA / "tinkerpop-modern.json").read_text().splitlines()
+    lines = [line for line in lines if '"value":"vadas"' not in line]  # vadas gone: marko's edge to 2 dangles
+    lines.insert(2, "{broken")  # line 3, between lop and josh
+    path = tmp_path / "modern-bad.json"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_bad_line_stops_the_import_without_skip_bad(tmp_path):
+    with pytest.raises(GraphSONFormatError, match="line 3: not JSON"):
+        import_graph(connect("memory:"), _file_with_bad_lines(tmp_path))
+
+
+def test_skip_bad_keeps_bad_lines_aside_and_goes_on(tmp_path):
+    g = connect("memory:")
+    side = tmp_path / "bad.jsonl"
+    summary = import_graph(g, _file_with_bad_lines(tmp_path), bad_lines_file=side)
+    assert (summary.vertices, summary.edges, summary.skipped) == (5, 5, 2)
+    kept = [json.loads(line) for line in side.read_text().splitlines()]
+    assert [k["line"] for k in kept] == [3, 1]
+    assert "not JSON" in kept[0]["reason"] and kept[0]["text"] == "{broken"
+    assert "goes to vertex 2" in kept[1]["reason"]
+    assert g.V().has("name", "marko").out("knows").values("name").to_list() == ["josh"]
+
+
+def test_cli_import_and_export(tmp_path):
+    url = f"embedded:{tmp_path / 'store'}"
+    runner = CliRunner()
+    imported = runner.invoke(
+        import_, [str(DATA / "tinkerpop-crew.json"), "--graph", url, "--batch-size", "2"]
+    )
+    assert imported.exit_code == 0, imported.output
+    assert "imported 6 vertices and 14 edges" in imported.output
+    out = tmp_path / "crew.json"
+    exported = runner.invoke(export, [str(out), "--graph", url])
+    assert exported.exit_code == 0, exported.output
+    assert "exported 6 vertices and 14 edges" in exported.output
+    assert graph_elements(out) == graph_elements(DATA / "tinkerpop-crew.json")

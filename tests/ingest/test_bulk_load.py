@@ -1,0 +1,209 @@
+"""The Spark bulk load end to end, on a small generated sample, into embedded graphs at temporary paths."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gremlin_python.process.graph_traversal import __
+from gremlin_python.process.traversal import T
+
+from lineage_platform.graph import connect
+from lineage_platform.ingest.bulk_load import LoadOptions, LoadSummary, bulk_load
+from lineage_platform.ingest.readers import read_text
+from lineage_platform.ingest.records import FAILED, QueryRecord
+from lineage_platform.ingest.sample_logs import SampleSummary
+from lineage_platform.ingest.statements import prepare_query
+from tests.ingest.conftest import files_of
+
+pytestmark = [pytest.mark.slow, pytest.mark.spark]
+KILL_TIMEOUT_SECONDS = 90
+
+
+def _options(sample: SampleSummary, graph: Path, state: Path, **extra: Any) -> LoadOptions:
+    return LoadOptions(
+        paths=(str(sample.out_dir / "query-log"),),
+        master="local[2]",
+        graph_url=f"embedded:{graph}",
+        schema=json.loads((sample.out_dir / "catalog.json").read_text()),
+        state_dir=state,
+        **{"checkpoint_every": 10, **extra},
+    )
+
+
+def _expected(sample: SampleSummary) -> dict[str, int]:
+    """What a plain Python pass over the same logs counts."""
+    records = bad = failed = statements = 0
+    keys = set()
+    for path in files_of(sample, "query-log"):
+        for item in read_text(path.read_text(encoding="utf-8"), str(path)):
+            if not isinstance(item, QueryRecord):
+                bad += 1
+                continue
+            records += 1
+            if item.status == FAILED:
+                failed += 1
+                continue
+            prepared = prepare_query(item.sql, item.engine)
+            statements += len(prepared.statements)
+            keys.update(statement.key for statement in prepared.statements)
+    return {
+        "records": records,
+        "bad_records": bad,
+        "failed_queries": failed,
+        "statements": statements,
+        "distinct": len(keys),
+    }
+
+
+def _snapshot(graph_url: str) -> tuple[set, set]:
+    """Every vertex (label, qualifiedName) and edge (label, ends, properties but createTime) of a graph."""
+    g = connect(graph_url)
+    vertices = {
+        (row["label"], row["name"])
+        for row in g.V().project("label", "name").by(T.label).by("qualifiedName").to_list()
+    }
+    edges = set()
+    for row in (
+        g.E()
+        .project("label", "out", "in", "props")
+        .by(T.label)
+        .by(__.out_v().values("qualifiedName"))
+        .by(__.in_v().values("qualifiedName"))
+        .by(__.value_map())
+        .to_list()
+    ):
+        props = tuple(sorted((key, str(value)) for key, value in row["props"].items() if key != "createTime"))
+        edges.add((row["label"], row["out"], row["in"], props))
+    return vertices, edges
+
+
+@pytest.fixture(scope="module")
+def loaded(
+    spark: Any, sample: SampleSummary, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[LoadSummary, Path]:
+    """One clean load of the sample's audit log, shared by the tests that inspect it."""
+    root = tmp_path_factory.mktemp("load")
+    return bulk_load(_options(sample, root / "graph", root / "state")), root
+
+
+def test_summary_counts_match_a_plain_pass(loaded: tuple[LoadSummary, Path], sample: SampleSummary) -> None:
+    summary, _ = loaded
+    expected = _expected(sample)
+    assert {name: getattr(summary, name) for name in expected} == expected
+    assert expected["bad_records"] == sample.garbage["jsonl"]
+    assert summary.skipped_statements > 0
+    assert summary.parsed + summary.parse_failed == summary.distinct
+    assert summary.parsed > 0.9 * summary.distinct
+    assert summary.batches == math.ceil(summary.distinct / 10) and summary.batches_resumed == 0
+    assert summary.vertices > summary.distinct and summary.edges > summary.distinct
+    assert summary.processes > 0.9 * summary.distinct and summary.runs > summary.processes
+
+
+def test_graph_holds_upstream_tables_and_runs(
+    loaded: tuple[LoadSummary, Path], sample: SampleSummary
+) -> None:
+    _, root = loaded
+    catalog = json.loads((sample.out_dir / "catalog.json").read_text())
+    target = next(name for name in sorted(catalog["dws"]) if name.startswith("dws_user_order_"))
+    _, app, region, _ = target.rsplit("_", 3)
+    g = connect(f"embedded:{root / 'graph'}")
+    upstream = set(
+        g.V()
+        .has("table", "qualifiedName", f"dws.{target}")
+        .in_("generated")
+        .in_("usedBy")
+        .values("qualifiedName")
+        .to_list()
+    )
+    assert upstream == {f"dwd.dwd_user_{app}_{region}_di", f"dwd.dwd_order_{app}_{region}_di"}
+    runs = (
+        g.V()
+        .has("table", "qualifiedName", f"dws.{target}")
+        .in_("generated")
+        .out("hasRun")
+        .value_map()
+        .to_list()
+    )
+    assert len(runs) >= 3  # one per successful day
+    assert all(run["status"] == ["SUCCEEDED"] and run["job"] == [f"agg_{target}"] for run in runs)
+    assert len({run["startTime"][0][:10] for run in runs}) == len(runs)
+
+
+def test_rerun_adds_nothing(loaded: tuple[LoadSummary, Path], sample: SampleSummary) -> None:
+    first, root = loaded
+    graph = f"embedded:{root / 'graph'}"
+    before = _snapshot(graph)
+    resumed = bulk_load(_options(sample, root / "graph", root / "state"))
+    assert resumed.batches_resumed == resumed.batches == first.batches
+    again = bulk_load(_options(sample, root / "graph", root / "fresh-state"))
+    assert again.batches_resumed == 0 and again.parsed == first.parsed
+    assert (again.vertices, again.edges, again.processes, again.runs) == (0, 0, 0, 0)
+    assert _snapshot(graph) == before
+
+
+def test_side_file_holds_bad_records_with_reasons(loaded: tuple[LoadSummary, Path]) -> None:
+    summary, _ = loaded
+    rows = [json.loads(line) for line in Path(summary.rejected_file).read_text().splitlines()]
+    assert len(rows) == summary.bad_records + summary.parse_failed
+    for row in rows:
+        assert set(row) == {"source", "line", "reason", "raw"} and row["reason"]
+    invalid = [row for row in rows if row["reason"].startswith("not valid JSON")]
+    assert invalid and all(row["source"].endswith(".jsonl") and row["line"] > 0 for row in invalid)
+    for row in invalid:
+        lines = Path(row["source"]).read_text(encoding="utf-8").splitlines()
+        assert lines[row["line"] - 1] == row["raw"]
+
+
+def _markers(state: Path) -> int:
+    return sum(1 for _ in state.glob("*/batches/*.json"))
+
+
+def test_resume_after_kill_equals_a_clean_run(
+    loaded: tuple[LoadSummary, Path], sample: SampleSummary, tmp_path: Path
+) -> None:
+    clean_summary, clean_root = loaded
+    graph, state = tmp_path / "graph", tmp_path / "state"
+    command = [
+        sys.executable,
+        "-c",
+        "from lineage_platform.cli import main; main()",
+        "ingest",
+        "logs",
+        str(sample.out_dir / "query-log"),
+        "--master",
+        "local[1]",
+        "--graph",
+        f"embedded:{graph}",
+        "--schema",
+        str(sample.out_dir / "catalog.json"),
+        "--state-dir",
+        str(state),
+        "--checkpoint-every",
+        "2",
+    ]
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    deadline = time.monotonic() + KILL_TIMEOUT_SECONDS
+    try:
+        while _markers(state) < 3 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    done_before = _markers(state)
+    assert 3 <= done_before < math.ceil(clean_summary.distinct / 2), "the run was not killed half-way"
+
+    resumed = bulk_load(_options(sample, graph, state, checkpoint_every=2))
+    assert resumed.batches_resumed == done_before
+    assert resumed.parsed == clean_summary.parsed
+    assert _snapshot(f"embedded:{graph}") == _snapshot(f"embedded:{clean_root / 'graph'}")

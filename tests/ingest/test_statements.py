@@ -1,0 +1,107 @@
+"""Splitting logged queries into distinct lineage statements."""
+
+from __future__ import annotations
+
+import pytest
+
+from lineage_platform.ingest.statements import (
+    dialect_for,
+    has_lineage,
+    normalise,
+    prepare_query,
+    split_statements,
+)
+
+
+def test_split_ignores_semicolons_in_strings_comments_and_backticks() -> None:
+    script = "SELECT ';' AS a; -- not; here\nINSERT INTO `t;x` SELECT \"b;\" ;; /* c; */ DROP TABLE t"
+    assert split_statements(script) == [
+        "SELECT ';' AS a",
+        '-- not; here\nINSERT INTO `t;x` SELECT "b;"',
+        "/* c; */ DROP TABLE t",
+    ]
+
+
+def test_split_drops_empty_and_comment_only_statements() -> None:
+    assert split_statements(" ; -- only a comment\n ; ") == []
+
+
+def test_normalise_collapses_layout_case_and_comments_but_keeps_literals() -> None:
+    first = "INSERT OVERWRITE TABLE Dwd.T\n  SELECT Name, 'Douyin' AS App -- the app\nFROM ods.s /* x */ WHERE n > 10"
+    second = "insert overwrite table dwd.t select name, 'Douyin' as app from ods.s where n > 10"
+    assert normalise(first) == normalise(second) == second
+
+
+def test_normalise_makes_dates_generic_inside_strings_only() -> None:
+    text = "LOAD DATA INPATH '/raw/2026-01-05' INTO TABLE t PARTITION (dt='20260105') -- 2026-01-05"
+    assert normalise(text) == "load data inpath '/raw/${bizdate}' into table t partition (dt='${bizdate}')"
+    assert normalise("SELECT 20260105, '2026010' FROM t") == "select 20260105, '2026010' from t"
+
+
+def test_different_literals_keep_statements_apart() -> None:
+    assert normalise("SELECT * FROM t WHERE app = 'douyin'") != normalise(
+        "SELECT * FROM t WHERE app = 'toutiao'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("statement", "expected"),
+    [
+        ("insert overwrite table t select 1", True),
+        ("from s insert overwrite table a select x insert overwrite table b select y", True),
+        ("with c as (select 1) insert into t select * from c", True),
+        ("with c as (select 'insert' as x) select * from c", False),
+        ("create table t as select 1", True),
+        ("create temporary function f as 'x.Y'", False),
+        ("drop table if exists t", True),
+        ("alter table a rename to b", True),
+        ("load data inpath '/x' into table t", True),
+        ("export table t to '/x'", True),
+        ("select count(1) from t", False),
+        ("set a=1", False),
+        ("use dwd", False),
+        ("show partitions t", False),
+        ("describe formatted t", False),
+        ("explain select 1", False),
+    ],
+)
+def test_has_lineage(statement: str, expected: bool) -> None:
+    assert has_lineage(statement) is expected
+
+
+def test_prepare_applies_set_variables_and_use_then_skips_them() -> None:
+    prepared = prepare_query(
+        "SET hivevar:bizdate=2026-01-05; SET hiveconf:src=ods.s; USE DWD;\n"
+        "INSERT OVERWRITE TABLE t PARTITION (dt='${bizdate}') SELECT * FROM ${hiveconf:src} WHERE dt='${hivevar:bizdate}';"
+        "SHOW TABLES",
+        engine="spark",
+    )
+    assert prepared.skipped == 4
+    [statement] = prepared.statements
+    assert (
+        statement.sql
+        == "insert overwrite table t partition (dt='${bizdate}') select * from ods.s where dt='${bizdate}'"
+    )
+    assert statement.default_db == "dwd"
+    assert statement.dialect == "spark"
+
+
+def test_runs_on_different_days_and_spellings_share_a_key() -> None:
+    scheduled = prepare_query(
+        "SET hivevar:bizdate=2026-01-05;\nINSERT INTO t SELECT * FROM s WHERE dt = '${bizdate}'"
+    )
+    resolved = prepare_query("-- daily job\nINSERT  INTO T SELECT * FROM S WHERE DT = '2026-01-09'")
+    assert scheduled.statements[0].key == resolved.statements[0].key
+
+
+def test_key_separates_dialect_default_db_and_text() -> None:
+    sql = "INSERT INTO t SELECT * FROM s"
+    base = prepare_query(sql).statements[0].key
+    assert prepare_query(sql, engine="spark").statements[0].key != base
+    assert prepare_query(sql, default_db="dwd").statements[0].key != base
+    assert prepare_query("INSERT INTO t SELECT * FROM s2").statements[0].key != base
+
+
+def test_unknown_engines_parse_as_hive() -> None:
+    assert dialect_for(None) == dialect_for("mapreduce") == "hive"
+    assert dialect_for("Spark") == "spark"

@@ -1,0 +1,69 @@
+"""The HTML picture renders in headless Chromium with its nodes visible, without any network."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from lineage_platform.graph import connect
+from lineage_platform.graph.writer import LineageWriter
+from lineage_platform.render.html import COLORS
+from lineage_platform.sql import extract_lineage
+from lineage_platform.trace import trace
+
+PAPER = Path(__file__).parent.parent / "fixtures" / "dag_provenance_paper.sql"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _hex(color: str) -> tuple[int, int, int]:
+    return tuple(int(color[i : i + 2], 16) for i in (1, 3, 5))  # type: ignore[return-value]
+
+
+def _pixels_near(image: Image.Image, color: tuple[int, int, int], tolerance: int = 12) -> int:
+    return sum(
+        1
+        for pixel in image.convert("RGB").getdata()
+        if all(abs(channel - want) <= tolerance for channel, want in zip(pixel, color))
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="Debian's chromium is not installed (make system-deps installs it)"
+)
+def test_screenshot_shows_the_nodes(tmp_path: Path) -> None:
+    g = connect("memory:")
+    LineageWriter(g).write(extract_lineage(PAPER.read_text()))
+    page = tmp_path / "lineage.html"
+    page.write_text(trace(g, "default.avgsalary", direction="both").to_html())
+    shot = tmp_path / "shot.png"
+    subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1400,900",
+            "--virtual-time-budget=5000",
+            f"--screenshot={shot}",
+            page.as_uri(),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    image = Image.open(shot)
+    assert image.size == (1400, 900)
+    # the root (highlighted) and the table boxes are drawn: enough pixels of their fill colours
+    assert _pixels_near(image, _hex("#ffd54f")) > 500, "the highlighted root node is not visible"
+    assert _pixels_near(image, _hex(COLORS["table"])) > 2000, "the table nodes are not visible"

@@ -1,0 +1,170 @@
+"""extract_lineage over whole scripts: session state, views, errors, caching."""
+
+from __future__ import annotations
+
+from lineage_platform.model import RESULT_DATASET
+from lineage_platform.sql import FunctionRule, extract_lineage, extractor
+
+SCHEMA = {"ods": {"orders": {"id": "bigint", "uid": "bigint", "amt": "double", "dt": "string"}}}
+
+
+def _strong(record) -> set[tuple[str, str]]:
+    return {(e.source, e.target) for e in record.column_edges if e.strength == "strong"}
+
+
+def _weak(record) -> set[tuple[str, str]]:
+    return {
+        (e.source, e.target.rpartition(".")[0] if e.target.count(".") > 1 else e.target)
+        for e in record.column_edges
+        if e.strength == "weak"
+    }
+
+
+def test_use_changes_the_database_of_later_statements() -> None:
+    records = extract_lineage("USE ods; INSERT INTO dw.o SELECT id FROM orders", schema=SCHEMA)
+    assert [r.operation for r in records] == ["USE", "INSERT"]
+    assert _strong(records[1]) == {("ods.orders.id", "dw.o.id")}
+
+
+def test_star_expands_from_ddl_seen_earlier_in_the_script() -> None:
+    script = "CREATE TABLE db.src (a INT, b STRING); INSERT OVERWRITE TABLE db.dst SELECT * FROM db.src"
+    records = extract_lineage(script)
+    assert records[0].operation == "CREATE_TABLE"
+    assert _strong(records[1]) == {("db.src.a", "db.dst.a"), ("db.src.b", "db.dst.b")}
+
+
+def test_view_lineage_resolves_to_base_tables() -> None:
+    script = """
+    CREATE VIEW ods.big_orders AS SELECT id, amt FROM ods.orders WHERE amt > 100;
+    INSERT INTO dw.o SELECT v.id, v.amt * 2 AS twice FROM ods.big_orders v
+    """
+    view, insert = extract_lineage(script, schema=SCHEMA)
+    assert view.operation == "CREATE_VIEW" and view.outputs[0].kind == "view"
+    assert [d.name for d in insert.inputs] == ["ods.orders"]
+    assert _strong(insert) == {("ods.orders.id", "dw.o.id"), ("ods.orders.amt", "dw.o.twice")}
+    assert ("ods.orders.amt", "dw.o") in _weak(insert)
+
+
+def test_temporary_view_then_insert() -> None:
+    script = """
+    CREATE TEMPORARY VIEW recent AS SELECT uid, amt FROM ods.orders WHERE dt >= '2024-01-01';
+    INSERT OVERWRITE TABLE dw.per_user SELECT uid, sum(amt) AS total FROM recent GROUP BY uid
+    """
+    _, insert = extract_lineage(script, schema=SCHEMA)
+    assert _strong(insert) == {("ods.orders.uid", "dw.per_user.uid"), ("ods.orders.amt", "dw.per_user.total")}
+    assert _weak(insert) == {("ods.orders.dt", "dw.per_user"), ("ods.orders.uid", "dw.per_user")}
+
+
+def test_temporary_table_is_an_input_of_kind_temp() -> None:
+    script = """
+    CREATE TEMPORARY TABLE tmp AS SELECT id FROM ods.orders;
+    INSERT INTO dw.o SELECT id FROM tmp
+    """
+    create, insert = extract_lineage(script, schema=SCHEMA, default_db="dw")
+    assert create.outputs[0].kind == "temp"
+    assert [(d.name, d.kind) for d in insert.inputs] == [("dw.tmp", "temp")]
+
+
+def test_variables_from_set_and_arguments_are_substituted() -> None:
+    script = "SET hivevar:day=2024-05-01; SELECT id FROM ods.orders WHERE dt = '${day}' AND uid = ${who}"
+    records = extract_lineage(script, schema=SCHEMA, variables={"who": "7"})
+    assert {(p.column, p.op, p.value) for p in records[1].predicates} == {
+        ("dt", "=", "2024-05-01"),
+        ("uid", "=", 7),
+    }
+
+
+def test_unknown_variable_stays_in_relative_date_predicate() -> None:
+    [record] = extract_lineage(
+        "SELECT id FROM ods.orders WHERE dt >= date_sub('${bizdate}', 20)", schema=SCHEMA
+    )
+    assert [(p.table, p.column, p.op, p.value) for p in record.predicates] == [
+        ("ods.orders", "dt", ">=", "date_sub('${bizdate}', 20)")
+    ]
+
+
+def test_parse_error_is_reported_and_the_batch_goes_on() -> None:
+    records = extract_lineage(
+        "SELECT id FROM ods.orders;\n\nSELECT FROM WHERE (;\nSELECT uid FROM ods.orders"
+    )
+    assert [r.index for r in records] == [0, 1, 2]
+    [issue] = records[1].errors
+    assert issue.kind == "parse" and issue.statement == 1 and issue.line == 3
+    assert _strong(records[2]) == {("ods.orders.uid", f"{RESULT_DATASET}.uid")}
+
+
+def test_unexpandable_star_is_reported_as_unresolved() -> None:
+    [record] = extract_lineage("INSERT INTO dw.o SELECT * FROM ods.unknown")
+    assert [d.name for d in record.inputs] == ["ods.unknown"]
+    assert any(issue.kind == "unresolved" and "*" in issue.message for issue in record.errors)
+
+
+def test_ambiguous_column_without_schema_is_reported() -> None:
+    [record] = extract_lineage("SELECT x FROM ods.a JOIN ods.b ON a.k = b.k")
+    assert any(issue.kind == "unresolved" and "'x'" in issue.message for issue in record.errors)
+
+
+def test_user_function_rule_makes_a_condition_argument_weak() -> None:
+    sql = "SELECT pick(flag, a, b) AS v FROM db.t"
+    default = extract_lineage(sql)[0]
+    ruled = extract_lineage(sql, function_rules={"PICK": FunctionRule(condition_args=(0,))})[0]
+    assert ("db.t.flag", "$result.v") in _strong(default)
+    assert ("db.t.flag", "$result.v") not in _strong(ruled)
+    assert any(e.source == "db.t.flag" and e.transform == "CONDITIONAL" for e in ruled.column_edges)
+
+
+def test_repeated_statement_is_parsed_once_and_keeps_its_own_index() -> None:
+    extractor.clear_cache()
+    sql = "INSERT INTO dw.o SELECT id FROM ods.orders"
+    records = extract_lineage(f"{sql};\n{sql}", schema=SCHEMA)
+    assert len(extractor._cache) == 1
+    assert [r.index for r in records] == [0, 1]
+    assert records[0].column_edges == records[1].column_edges
+
+
+def test_cached_result_is_not_reused_when_the_schema_differs() -> None:
+    sql = "INSERT INTO dw.o SELECT * FROM ods.orders"
+    with_schema = extract_lineage(sql, schema=SCHEMA)[0]
+    without = extract_lineage(sql)[0]
+    assert len(_strong(with_schema)) == 4
+    assert not _strong(without)
+
+
+def test_alter_rename_and_drop() -> None:
+    rename, drop = extract_lineage(
+        "ALTER TABLE ods.orders RENAME TO ods.orders_v2; DROP TABLE ods.orders_v2", schema=SCHEMA
+    )
+    assert rename.operation == "ALTER_RENAME"
+    assert [d.name for d in rename.inputs] == ["ods.orders"] and rename.outputs[0].columns == (
+        "id",
+        "uid",
+        "amt",
+        "dt",
+    )
+    assert drop.operation == "DROP" and [d.name for d in drop.outputs] == ["ods.orders_v2"]
+
+
+def test_to_dict_is_the_documented_shape() -> None:
+    [record] = extract_lineage(
+        "INSERT INTO dw.o SELECT md5(uid) AS h FROM ods.orders WHERE dt = '1'", schema=SCHEMA
+    )
+    data = record.to_dict()
+    assert set(data) == {
+        "index",
+        "operation",
+        "sql",
+        "inputs",
+        "outputs",
+        "column_edges",
+        "predicates",
+        "errors",
+    }
+    assert data["column_edges"][0] == {
+        "source": "ods.orders.uid",
+        "target": "dw.o.h",
+        "strength": "strong",
+        "transform": "TRANSFORMATION",
+        "masking": True,
+        "key_path": None,
+    }
+    assert data["predicates"] == [{"table": "ods.orders", "column": "dt", "op": "=", "value": "1"}]

@@ -1,0 +1,160 @@
+"""Lineage tracing: the DAG provenance paper's example, cycles, deep chains, fan-out caps, suggestions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lineage_platform.errors import GraphError
+from lineage_platform.graph import connect
+from lineage_platform.graph.writer import LineageWriter
+from lineage_platform.model import ColumnEdge, Dataset, StatementLineage
+from lineage_platform.sql import extract_lineage
+from lineage_platform.trace import trace
+
+PAPER = Path(__file__).parent / "fixtures" / "dag_provenance_paper.sql"
+
+
+@pytest.fixture(scope="module")
+def paper_graph():
+    g = connect("memory:")
+    LineageWriter(g).write(extract_lineage(PAPER.read_text()))
+    return g
+
+
+def _names(lineage) -> set[str]:
+    return {node.qualified_name for node in lineage.nodes.values()}
+
+
+def test_paper_example_upstream_of_avgsalary(paper_graph) -> None:
+    lineage = trace(paper_graph, "default.avgsalary", direction="up")
+    assert _names(lineage) == {
+        "default.avgsalary",
+        "default.empinfo",
+        "default.employee",
+        "default.department",
+        "hdfs:///data/empinfo.csv",
+    }
+    operations = {lineage.processes[e.process].operation for e in lineage.edges}
+    assert operations == {"CREATE_AS_SELECT", "INSERT", "LOAD"}
+    assert not lineage.partial
+
+
+def test_paper_example_downstream_of_avgsalary(paper_graph) -> None:
+    lineage = trace(paper_graph, "default.avgsalary", direction="down")
+    names = _names(lineage)
+    assert "hdfs:///export/avgsalary.csv" in names
+    results = [n for n in names if n.startswith("$result:")]
+    assert len(results) == 1  # the temporary result of the SELECT
+    assert names == {"default.avgsalary", "hdfs:///export/avgsalary.csv", results[0]}
+    assert {lineage.processes[e.process].operation for e in lineage.edges} == {"EXPORT", "SELECT"}
+
+
+def test_paper_example_column_level(paper_graph) -> None:
+    lineage = trace(paper_graph, "default.avgsalary.avg_salary", direction="up")
+    assert lineage.level == "column"
+    assert _names(lineage) == {
+        "default.avgsalary.avg_salary",
+        "default.empinfo.salary",
+        "default.employee.salary",
+    }
+    by_target = {lineage.nodes[e.target].qualified_name: e.transform for e in lineage.edges}
+    assert by_target["default.avgsalary.avg_salary"] == "AGGREGATION"
+    tree = lineage.to_tree()
+    assert tree.splitlines()[0] == "default.avgsalary.avg_salary"
+    assert "default.employee.salary" in tree
+
+
+def _chain(length: int, *, cycle: bool = False) -> list[StatementLineage]:
+    statements = []
+    names = [f"db.t{i}" for i in range(length)]
+    pairs = list(zip(names, names[1:]))
+    if cycle:
+        pairs.append((names[-1], names[0]))
+    for index, (source, target) in enumerate(pairs):
+        statements.append(
+            StatementLineage(
+                index=index,
+                operation="INSERT",
+                sql=f"INSERT INTO {target} SELECT c FROM {source}",
+                inputs=(Dataset(source),),
+                outputs=(Dataset(target),),
+                column_edges=(ColumnEdge(f"{source}.c", f"{target}.c"),),
+            )
+        )
+    return statements
+
+
+def test_deep_chain_has_no_small_depth_cap_and_depth_limits_hops() -> None:
+    g = connect("memory:")
+    LineageWriter(g).write(_chain(26))
+    full = trace(g, "db.t25", direction="up")
+    assert len(full.nodes) == 26 and max(n.depth for n in full.nodes.values()) == 25
+    column = trace(g, "db.t25.c", direction="up")
+    assert len(column.nodes) == 26
+    assert len(trace(g, "db.t25", direction="up", depth=3).nodes) == 4
+
+
+def test_cycles_across_runs_terminate() -> None:
+    g = connect("memory:")
+    LineageWriter(g).write(_chain(4, cycle=True))
+    both = trace(g, "db.t1", direction="both")
+    assert _names(both) == {"db.t0", "db.t1", "db.t2", "db.t3"}
+    assert "(cycle)" in trace(g, "db.t1", direction="up").to_tree()
+
+
+def test_fanout_cap_marks_has_more_and_limit_cuts_with_a_note() -> None:
+    g = connect("memory:")
+    fan_in = [
+        StatementLineage(
+            index=i,
+            operation="INSERT",
+            sql=f"INSERT INTO db.sink SELECT c FROM db.src{i}",
+            inputs=(Dataset(f"db.src{i}"),),
+            outputs=(Dataset("db.sink"),),
+        )
+        for i in range(30)
+    ]
+    LineageWriter(g).write(fan_in)
+    capped = trace(g, "db.sink", direction="up", fanout=10)
+    assert len(capped.nodes) == 11
+    assert capped.nodes[capped.root].more_inputs
+    assert "has more" in capped.to_tree()
+    cut = trace(g, "db.sink", direction="up", limit=5)
+    assert len(cut.nodes) == 5 and cut.partial
+    assert "--limit" in cut.notes[0]
+
+
+def test_unknown_name_suggests_the_closest(paper_graph) -> None:
+    with pytest.raises(GraphError) as error:
+        trace(paper_graph, "default.avgsalry")
+    assert "default.avgsalary" in str(error.value)
+
+
+def test_json_dot_and_html_views(paper_graph) -> None:
+    lineage = trace(paper_graph, "default.avgsalary", direction="both")
+    data = lineage.to_dict()
+    assert {n["qualified_name"] for n in data["nodes"]} == _names(lineage)
+    assert len(data["edges"]) == len(lineage.edges)
+    dot = lineage.to_dot()
+    assert dot.startswith("digraph lineage {") and dot.count("->") == len(lineage.edges)
+    html = lineage.to_html()
+    assert "vis.Network" in html and "default.empinfo" in html
+    assert 'src="http' not in html and "<link" not in html  # self-contained: nothing fetched when opened
+
+
+def test_impact_lists_downstream_datasets_with_their_jobs_and_users() -> None:
+    from lineage_platform.impact import impact
+    from lineage_platform.model import RunInfo
+
+    g = connect("memory:")
+    writer = LineageWriter(g)
+    for index, statement in enumerate(_chain(4)):
+        run = RunInfo(status="SUCCESS", user=f"user{index}", job=f"job{index}", start_time=f"2024-01-0{index + 1}")
+        writer.write([statement], run)
+    report = impact(g, "db.t1")
+    assert [(d.qualified_name, d.hops) for d in report.impacted] == [("db.t2", 1), ("db.t3", 2)]
+    assert report.impacted[0].jobs == {"job1", "job2"}  # written by job1, read by job2
+    assert report.impacted[1].users == {"user2"}
+    assert report.impacted[1].last_run == "2024-01-03"
