@@ -15,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.sql_corpus.corpus import CONSTRUCTS, Case, load_corpus  # noqa: E402
-from benchmarks.sql_corpus.scoring import CaseScore, Tally, by_construct, score_case, tally  # noqa: E402
-from benchmarks.sql_peers.runner import TOOLS, ToolRun, run_tool  # noqa: E402
+from benchmarks.sql_corpus.corpus import CONSTRUCTS, Case, load_corpus
+from benchmarks.sql_corpus.scoring import CaseScore, Tally, by_construct, score_case, tally
+from benchmarks.sql_peers.runner import TOOLS, ToolRun, run_tool
 
 WEAK_CAPABLE = {"lineage_platform"}
 """Tools that can express weak (filter / join / grouping) edges at all; the others print n/a there."""

@@ -19,11 +19,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import sqlglot  # noqa: E402
-from sqlglot.lineage import lineage  # noqa: E402
+import sqlglot
+from sqlglot.lineage import lineage
 
-from lineage_platform.sql import extract_lineage  # noqa: E402
-from lineage_platform.sql import extractor  # noqa: E402
+from lineage_platform.sql import (
+    extract_lineage,
+    extractor,
+)
 
 TABLES = 20
 COLUMNS = ("id", "user_id", "amount", "status", "info", "tags", "dt")
@@ -85,7 +87,9 @@ def main() -> None:
     extractor.clear_cache()
     cold_seconds, edges = timed(lambda: project(sqls, schema))
     warm_seconds, _ = timed(lambda: project(sqls, schema))
-    print(f"SQL lineage throughput, {count} Hive statements (sqlglot {sqlglot.__version__}, compiled={compiled})\n")
+    print(
+        f"SQL lineage throughput, {count} Hive statements (sqlglot {sqlglot.__version__}, compiled={compiled})\n"
+    )
     print(f"{'run':<34}{'seconds':>9}{'stmt/s':>9}{'vs baseline':>13}   output")
     rows = (
         ("sqlglot.lineage per column", base_seconds, f"{nodes} lineage nodes"),

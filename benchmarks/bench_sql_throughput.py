@@ -5,7 +5,7 @@ whole corpus ``--passes`` times; only the tools' own calls are timed. ``cold`` i
 cached yet in that process), ``warm`` the best later pass (the extractor's statement cache is warm then;
 peers get the same treatment). The ratio column compares each tool's figures to sqllineage's.
 
-    python benchmarks/bench_sql_throughput.py [--passes 3]      # or LINEAGE_BENCH_PASSES=10
+    python benchmarks/bench_sql_throughput.py [--passes 2]      # or LINEAGE_BENCH_PASSES=10
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.sql_corpus.corpus import load_corpus  # noqa: E402
-from benchmarks.sql_peers.protocol import split_statements  # noqa: E402
-from benchmarks.sql_peers.runner import TOOLS, ToolRun, run_tool  # noqa: E402
+from benchmarks.sql_corpus.corpus import load_corpus
+from benchmarks.sql_peers.protocol import split_statements
+from benchmarks.sql_peers.runner import TOOLS, ToolRun, run_tool
 
 BASELINE = "sqllineage"
 
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--passes",
         type=int,
-        default=int(os.environ.get("LINEAGE_BENCH_PASSES", "3")),
+        default=int(os.environ.get("LINEAGE_BENCH_PASSES", "2")),
         help="passes over the corpus per tool (first is cold); env LINEAGE_BENCH_PASSES",
     )
     args = parser.parse_args(argv)
@@ -64,7 +64,9 @@ def main(argv: list[str] | None = None) -> int:
         cold_ratio = f"{cold / base_cold:9.2f}" if base_cold else f"{'-':>9}"
         warm_ratio = f"{warm / base_warm:9.2f}" if warm and base_warm else f"{'-':>9}"
         print(f"{run.tool.name:<17}{cold:12.1f}{warm_text}{cold_ratio}{warm_ratio}  {failed}")
-    print(f"\n  x = statements/s relative to {BASELINE}; cold = first pass in a fresh process, warm = best later pass.")
+    print(
+        f"\n  x = statements/s relative to {BASELINE}; cold = first pass in a fresh process, warm = best later pass."
+    )
     print("  Statements a tool fails on still count: the time spent failing is part of its pass.")
     return 0
 

@@ -17,8 +17,8 @@ from gremlin_python.structure.graph import Path as GraphPath
 from rich.console import Console
 
 from lineage_platform.cli import invoke
-from lineage_platform.console import GremlinSession
-from lineage_platform.console.display import format_value
+from lineage_platform.console import GremlinSession, StatementResult
+from lineage_platform.console.display import format_value, show_result
 from lineage_platform.console.repl import CONTINUATION, PROMPT, GremlinConsole
 from lineage_platform.console.tabular import Table, tabulate
 from lineage_platform.errors import GremlinSyntaxError, TraversalError
@@ -141,6 +141,14 @@ def test_format_value_uses_gremlin_console_notation() -> None:
     assert format_value(VertexProperty(5, "name", "marko", marko)) == "vp[name->marko]"
     assert format_value(GraphPath([[], []], [marko, "x"])) == "path[v[1], x]"
     assert format_value({T.label: [None, 1.5]}) == "{label: [null, 1.5]}"
+
+
+def test_values_are_printed_literally_not_as_markup() -> None:
+    out = io.StringIO()
+    show_result(Console(file=out, width=120), StatementResult([{"[b]name": "[/x] [red]v"}], 0.0))
+    show_result(Console(file=out, width=120), StatementResult(["[/x]"], 0.0))
+    shown = out.getvalue()
+    assert "[b]name" in shown and "[/x] [red]v" in shown and "==>[/x]" in shown
 
 
 # ---- the read-eval-print loop ------------------------------------------------------------------------------

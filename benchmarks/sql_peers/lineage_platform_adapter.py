@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from importlib.metadata import version
 
-from lineage_platform.sql import extract_lineage
-
 from benchmarks.sql_peers.protocol import Statement, run_adapter, statement
+from lineage_platform.sql import extract_lineage
 
 DIALECT = "hive"
 

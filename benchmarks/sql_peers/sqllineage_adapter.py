@@ -16,6 +16,7 @@ from sqllineage.runner import LineageRunner
 from benchmarks.sql_peers.protocol import RESULT, Statement, run_adapter, split_statements, statement
 
 DIALECT = "sparksql"
+"""sqlfluff's sparksql grammar parses more of this corpus than its hive grammar (5 vs 27 failed cases)."""
 _providers: dict[int, DummyMetaDataProvider] = {}
 
 

@@ -18,6 +18,7 @@ GROUPS: dict[str, str] = {
     "gremlin": "gremlin_commands",
     "sql": "sql_commands",
     "impact": "trace_commands",
+    "labels": "labels_commands",
     "trace": "trace_commands",
 }
 

@@ -9,6 +9,7 @@ from aenum import Enum as AEnum
 from gremlin_python.structure.graph import Edge, Path, Property, Vertex, VertexProperty
 from rich.console import Console
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from lineage_platform.console.session import StatementResult
 from lineage_platform.console.tabular import tabulate
@@ -46,9 +47,9 @@ def show_result(console: Console, result: StatementResult) -> None:
         return
     rich_table = RichTable(show_edge=False, header_style="bold")
     for column in table.columns:
-        rich_table.add_column(column, overflow="fold")
-    for row in table.rows:
-        rich_table.add_row(*("" if cell is None else format_value(cell) for cell in row))
+        rich_table.add_column(Text(column), overflow="fold")
+    for row in table.rows:  # Text: values are shown as they are, never read as rich markup
+        rich_table.add_row(*(Text("" if cell is None else format_value(cell)) for cell in row))
     console.print(rich_table)
 
 

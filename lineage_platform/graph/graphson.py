@@ -6,9 +6,9 @@ The format is the one TinkerPop's ``io()`` step reads and writes (``GraphSONWrit
 (``g:Int32``, ``g:Int64``, ``g:Double``, ``g:Date``, ``g:UUID``, ``g:List``, ``g:Set``, ``g:Map``, ...).
 
 Both directions talk to the graph only through a ``GraphTraversalSource``, so they work the same on the
-embedded engine and on JanusGraph Server. Memory stays bounded: export reads vertices in batches, import
-streams the file twice (vertices first, then the edges of each ``outE``), holding only the old-to-new
-vertex id map.
+embedded engine and on JanusGraph Server. Memory stays bounded by the vertex count, not the file: export
+holds the list of vertex ids and reads vertices in batches; import streams the file twice (vertices
+first, then the edges of each ``outE``), holding only the old-to-new vertex id map.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import IO, Any
 from gremlin_python.driver.protocol import GremlinServerError
 from gremlin_python.process.graph_traversal import GraphTraversal, GraphTraversalSource, __
 from gremlin_python.process.traversal import Cardinality, T
+from gremlin_python.structure.graph import Vertex
 from gremlin_python.structure.io.graphsonV3d0 import FloatIO
 from janusgraph_python.structure.io.graphsonV3d0 import JanusGraphSONReader, JanusGraphSONWriter
 
@@ -137,10 +138,14 @@ _WRITER.serializers[Float32] = _Float32IO
 def _check_tags(value: Any) -> None:
     """Refuse type tags this reader does not know (the library reader would keep them as plain dicts)."""
     if isinstance(value, dict):
-        if "@type" in value and value["@type"] not in _READER.deserializers:
-            raise ValueError(f"unknown GraphSON type {value['@type']!r}")
-        for item in value.values():
-            _check_tags(item)
+        tag = value.get("@type")
+        if tag is None:
+            for item in value.values():
+                _check_tags(item)
+        elif tag not in _READER.deserializers:
+            raise ValueError(f"unknown GraphSON type {tag!r}")
+        elif isinstance(value.get("@value"), dict | list):
+            _check_tags(value["@value"])
     elif isinstance(value, list):
         for item in value:
             _check_tags(item)
@@ -409,10 +414,11 @@ def _write_vertices(
 def _write_edges(
     g: GraphTraversalSource, batch: list[tuple[int, str, Any, EdgeRecord]], keep_ids: bool
 ) -> None:
-    """Create a batch of edges (out vertex new id, edge) in one traversal."""
+    """Create a batch of edges (out vertex new id, edge) in one traversal; the ends go as vertex
+    references, which every Gremlin server resolves by id."""
     t: GraphTraversal | GraphTraversalSource = g
     for _, _, out_id, edge in batch:
-        t = t.add_e(edge.label).from_(__.V(out_id)).to(__.V(edge.other))
+        t = t.add_e(edge.label).from_(Vertex(out_id)).to(Vertex(edge.other))
         if keep_ids:
             t = t.property(T.id, edge.id)
         for key, value in edge.properties.items():

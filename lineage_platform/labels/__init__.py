@@ -4,7 +4,7 @@ Flow: declarations (CLI, API or YAML) -> ``declare`` writes them to the graph ->
 rounds along lineage through the rules -> ``explain`` tells where a label came from.
 """
 
-from lineage_platform.labels.declare import Declaration, declare, load_declarations
+from lineage_platform.labels.declare import Declaration, declare, load_declarations, undeclare
 from lineage_platform.labels.explain import explain
 from lineage_platform.labels.label import Label
 from lineage_platform.labels.propagate import PropagationSummary, propagate
@@ -20,4 +20,5 @@ __all__ = [
     "explain",
     "load_declarations",
     "propagate",
+    "undeclare",
 ]

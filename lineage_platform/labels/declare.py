@@ -22,7 +22,7 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource
 from lineage_platform.errors import LineageError
 from lineage_platform.labels.label import Label
 from lineage_platform.labels.rules import RuleSet
-from lineage_platform.labels.store import Tagging, read_taggings, vertex_ids, write_taggings
+from lineage_platform.labels.store import Tagging, drop_edges, read_taggings, vertex_ids, write_taggings
 
 
 @dataclass(frozen=True)
@@ -134,3 +134,18 @@ def declare(
         transaction.rollback()
         raise
     return written
+
+
+def undeclare(g: GraphTraversalSource, name: str, labels: Iterable[Label]) -> int:
+    """Remove declared labels from a table or column; run ``propagate`` afterwards to withdraw what they spread."""
+    ids = vertex_ids(g, [name.lower()])
+    if not ids:
+        raise LineageError(
+            f"no table or column named {name!r} in the graph", hint="use db.table or db.table.column"
+        )
+    wanted = set(labels)
+    edges = [
+        e for e, t in read_taggings(g, origin="declared", vertices=list(ids.values())) if t.label in wanted
+    ]
+    drop_edges(g, edges)
+    return len(edges)

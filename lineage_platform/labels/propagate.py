@@ -56,7 +56,8 @@ class _Hop:
 
     target: Any
     process: str
-    kind: str  # column | table | copy
+    level: str  # column (a flowsTo edge) | table (usedBy -> process -> generated) | copy (copy-like process)
+    target_kind: str = "table"  # column | table
     strength: str = "strong"
     transform: str = "IDENTITY"
     masking: bool = False
@@ -100,8 +101,8 @@ def propagate(
         _load_processes(g, processes, {hop.process for hop_list in hops.values() for hop in hop_list})
         if incremental:
             state.update(_stored_state(g, {h.target for hs in hops.values() for h in hs} - set(state)))
-        frontier = _round(state, hops, names, processes, rules, summary.rounds)
-        kinds.update({h.target: h.kind for hs in hops.values() for h in hs})
+        frontier = _round(state, hops, names, processes, rules)
+        kinds.update({h.target: h.target_kind for hs in hops.values() for h in hs})
         if progress:
             progress(summary.rounds, len(frontier))
     desired = [t for labels in state.values() for t in labels.values() if t.origin == "propagated"]
@@ -196,11 +197,12 @@ def _hops(g: GraphTraversalSource, frontier: set[Any], kinds: dict[Any, str]):
                     _Hop(
                         item["t"],
                         item["p"],
-                        kind,
-                        item["strength"],
-                        item["transform"],
-                        bool(item["masking"]),
-                        bool(item["propagate"]),
+                        level="column",
+                        target_kind=kind,
+                        strength=item["strength"],
+                        transform=item["transform"],
+                        masking=bool(item["masking"]),
+                        propagate=bool(item["propagate"]),
                     )
                 )
             hops[row["id"]] += [_Hop(item["t"], item["p"], "copy") for item in row["copies"]]
@@ -230,7 +232,6 @@ def _round(
     names: dict[Any, str],
     processes: dict[str, _Process],
     rules: RuleSet,
-    round_no: int,
 ) -> set[Any]:
     """Apply one round; returns the vertices whose labels grew."""
     proposals: dict[tuple[Any, Label], Tagging] = {}
@@ -250,8 +251,8 @@ def _round(
                     names.get(source, ""),
                     str(label),
                     hop.process,
-                    hop.transform if hop.kind == "column" else hop.kind,
-                    round_no,
+                    hop.transform if hop.level == "column" else hop.level,
+                    state[source][label].round + 1,  # hops from the declaration: the same in both modes
                 )
                 key = (hop.target, carried)
                 if key not in proposals or _order(tagging) < _order(proposals[key]):
@@ -271,7 +272,7 @@ def _carry(label: Label, rule: LabelRule, hop: _Hop, process: _Process) -> Label
     """The label the target gets through this hop, or None."""
     if not rule.enabled:
         return None
-    if hop.kind in ("table", "copy"):
+    if hop.level in ("table", "copy"):
         return _narrow(label, rule, process) if rule.table_level else None
     if hop.strength != "strong":
         if rule.weak == "carry":

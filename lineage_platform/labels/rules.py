@@ -21,6 +21,7 @@ from typing import Any, Literal
 import yaml
 
 from lineage_platform.errors import LineageError
+from lineage_platform.labels.label import INFLUENCE_KEY
 
 DIRECT = ("IDENTITY", "TRANSFORMATION", "AGGREGATION")
 WeakMode = Literal["none", "carry", "influence"]
@@ -43,6 +44,8 @@ DEFAULT_RULES: dict[str, LabelRule] = {
     "PII": LabelRule(carry=frozenset({"IDENTITY", "TRANSFORMATION"}), weak="influence"),
     "APP": LabelRule(narrow_by=frozenset({"app", "app_name", "app_id"})),
     "SENSITIVITY": LabelRule(carry=frozenset({"IDENTITY", "TRANSFORMATION"}), single=True),
+    # "influenced by" marks where a weak use happened; it follows the values it marks, not whole tables
+    INFLUENCE_KEY: LabelRule(table_level=False),
 }
 
 

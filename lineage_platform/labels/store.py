@@ -113,20 +113,30 @@ def read_taggings(
 
 
 def write_taggings(g: GraphTraversalSource, taggings: list[Tagging], batch_size: int = 500) -> int:
-    """Add taggedWith edges for these taggings (upserts: an identical tagging is not added twice)."""
+    """Upsert taggedWith edges: one per (vertex, label, origin); provenance is updated on a match."""
     ids = classification_ids(g, (t.label for t in taggings))
     written = 0
     for start in range(0, len(taggings), batch_size):
         rows = [
             {
-                T.label: "taggedWith",
-                Direction.OUT: tagging.vertex,
-                Direction.IN: ids[tagging.label],
-                **tagging.properties(),
+                "match": {
+                    T.label: "taggedWith",
+                    Direction.OUT: tagging.vertex,
+                    Direction.IN: ids[tagging.label],
+                    "origin": tagging.origin,
+                },
+                "props": tagging.properties(),
             }
             for tagging in taggings[start : start + batch_size]
         ]
-        written += len(g.inject(*rows).merge_e().id_().to_list())
+        written += len(
+            g.inject(*rows)
+            .merge_e(__.select("match"))
+            .option(Merge.on_create, __.select("props"))
+            .option(Merge.on_match, __.select("props"))
+            .id_()
+            .to_list()
+        )
     return written
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
-from lineage_platform.model import ColumnEdge, Dataset, Operation, Predicate, SqlIssue
+from lineage_platform.model import ColumnEdge, Dataset, IssueKind, Operation, Predicate, SqlIssue
 from lineage_platform.sql.session import Session, SessionEffect
 
 
@@ -54,10 +54,10 @@ class StatementAnalysis:
         """The session's SQL dialect."""
         return self.session.dialect
 
-    def issue(self, message: str, kind: str = "unresolved", node: exp.Expr | None = None) -> None:
+    def issue(self, message: str, kind: IssueKind = "unresolved", node: exp.Expr | None = None) -> None:
         """Record a problem, positioned at ``node`` when it carries a position (lines relative to the statement)."""
         line, column = _position(node)
-        self.issues.append(SqlIssue(self.index, line, column, message, kind))  # type: ignore[arg-type]
+        self.issues.append(SqlIssue(self.index, line, column, message, kind))
 
 
 def _position(node: exp.Expr | None) -> tuple[int, int]:

@@ -13,7 +13,17 @@ from lineage_platform.sql.session import SessionEffect
 _SET_VARIABLE = re.compile(
     r"^\s*SET\s+(?:(hivevar|hiveconf|define):)?([\w.\-]+)\s*=\s*(.*?)\s*;?\s*$", re.I | re.S
 )
-_NO_LINEAGE = (exp.Show, exp.Describe, exp.Command, exp.Analyze, exp.Uncache, exp.Refresh, exp.Transaction)
+_NO_LINEAGE = (
+    exp.Show,
+    exp.Describe,
+    exp.Command,
+    exp.Analyze,
+    exp.Uncache,
+    exp.Refresh,
+    exp.Transaction,
+    exp.Alter,
+)
+"""Statements that read or write no data (session, metadata and maintenance commands)."""
 
 
 def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
@@ -34,7 +44,7 @@ def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
     elif isinstance(expression, exp.Command) and expression.this in ("EXPORT", "IMPORT"):
         _hive_command(analysis, expression)
     elif not isinstance(expression, _NO_LINEAGE):
-        analysis.issue(f"{type(expression).__name__.upper()} statements carry no lineage here", "unsupported")
+        analysis.issue(f"{expression.key.upper()} statements are not analysed for lineage", "unsupported")
     return analysis
 
 
@@ -78,12 +88,15 @@ def _insert_unit(analysis: StatementAnalysis, insert: exp.Insert, query: exp.Exp
 
 def _multi_insert(analysis: StatementAnalysis, multi: exp.MultitableInserts) -> None:
     source = multi.args.get("source")
+    ctes = multi.args.get("with_")
     inserts = [i for i in multi.expressions if isinstance(i, exp.Insert)]
     analysis.operation = "INSERT_OVERWRITE" if any(i.args.get("overwrite") for i in inserts) else "INSERT"
     for insert in inserts:
         query = insert.expression
         if isinstance(query, exp.Select) and source is not None and not query.args.get("from_"):
             _share_source(query, source)
+        if isinstance(query, exp.Query) and ctes is not None and not query.args.get("with_"):
+            query.set("with_", ctes.copy())
         unit = _insert_unit(analysis, insert, query)
         if unit is not None:
             analysis.units.append(unit)
@@ -104,8 +117,7 @@ def _create(analysis: StatementAnalysis, create: exp.Create) -> None:
     kind = (create.args.get("kind") or "").upper()
     target = create.this.this if isinstance(create.this, exp.Schema) else create.this
     if kind not in ("TABLE", "VIEW") or not isinstance(target, exp.Table):
-        analysis.issue(f"CREATE {kind} carries no lineage here", "unsupported", create)
-        return
+        return  # functions, databases, indexes: no data is read or written
     name = _qualified(analysis, target)
     dataset_kind = "temp" if create.find(exp.TemporaryProperty) is not None else kind.lower()
     query = create.expression
@@ -124,6 +136,14 @@ def _create(analysis: StatementAnalysis, create: exp.Create) -> None:
         columns = analysis.session.columns_of(source) or ()
         analysis.inputs.append(Dataset(source, _kind(analysis, like.this), columns))
     analysis.outputs.append(Dataset(name, dataset_kind, columns))
+
+
+def _clear(analysis: StatementAnalysis, statement: exp.TruncateTable | exp.Delete) -> None:
+    """TRUNCATE and DELETE write their tables (rows removed) and read nothing else."""
+    tables = statement.expressions if isinstance(statement, exp.TruncateTable) else [statement.this]
+    for table in tables:
+        if isinstance(table, exp.Table):
+            analysis.outputs.append(Dataset(_qualified(analysis, table), _kind(analysis, table)))
 
 
 def _cache(analysis: StatementAnalysis, cache: exp.Cache) -> None:
@@ -288,6 +308,8 @@ _HANDLERS = {
     exp.Set: _set,
     exp.Merge: _merge,
     exp.Update: _update,
+    exp.TruncateTable: _clear,
+    exp.Delete: _clear,
 }
 
 

@@ -32,7 +32,7 @@ from lineage_platform.sql.script import (
     split_statements,
     substitute_variables,
 )
-from lineage_platform.sql.session import Session, SessionEffect
+from lineage_platform.sql.session import Catalog, Session, SessionEffect
 from lineage_platform.sql.simplify_statement import simplify_statement
 from lineage_platform.sql.trace_columns import trace_columns
 
@@ -58,7 +58,7 @@ _cache: OrderedDict[tuple[Any, ...], tuple[StatementLineage, SessionEffect]] = O
 
 def extract_lineage(
     sql: str,
-    schema: Mapping[str, Any] | None = None,
+    schema: Mapping[str, Any] | Catalog | None = None,
     dialect: str = "hive",
     default_db: str | None = None,
     variables: Mapping[str, str] | None = None,
@@ -69,7 +69,8 @@ def extract_lineage(
 
     Args:
         sql: one or more statements separated by ``;`` (comments and ``SET`` allowed).
-        schema: catalog ``{db: {table: {column: type}}}`` used to expand ``*`` and resolve columns.
+        schema: catalog ``{db: {table: {column: type}}}`` used to expand ``*`` and resolve columns, or a
+            :class:`Catalog` prepared once for many calls.
         dialect: sqlglot dialect name (``hive``, ``spark``, ...).
         default_db: database of unqualified names until a ``USE`` (Hive's ``default`` when omitted).
         variables: values for ``${x}`` / ``${hivevar:x}``; ``SET hivevar:x=...`` in the script adds more.
@@ -150,7 +151,16 @@ def _analyse(
         return StatementLineage(0, "OTHER", text, errors=(issue,)), SessionEffect()
     try:
         analysis = run_passes(StatementAnalysis(0, text, expression, session), passes, **options)
-    except (SqlglotError, LineageError, ValueError, TypeError, AttributeError, KeyError, IndexError) as error:
+    except (
+        SqlglotError,
+        LineageError,
+        RecursionError,
+        ValueError,
+        TypeError,
+        AttributeError,
+        KeyError,
+        IndexError,
+    ) as error:
         # One statement sqlglot or a pass cannot handle must not stop the batch: report it and go on.
         message = f"statement could not be analysed: {type(error).__name__}: {error}"
         return StatementLineage(

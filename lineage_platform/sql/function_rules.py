@@ -18,13 +18,14 @@ class FunctionRule:
 
     Attributes:
         condition_args: 0-based argument positions used only as conditions (weak, CONDITIONAL).
-        aggregate: the result summarises many rows (AGGREGATION instead of TRANSFORMATION).
+        aggregate: the result summarises many rows (AGGREGATION instead of TRANSFORMATION); None leaves
+            it to sqlglot's classification of the function.
         masking: the result hides the argument's value (hashing, masking, encryption).
         key_arg: position of a literal argument naming a JSON path, map key or struct field.
     """
 
     condition_args: tuple[int, ...] = ()
-    aggregate: bool = False
+    aggregate: bool | None = None
     masking: bool = False
     key_arg: int | None = None
 
@@ -57,6 +58,11 @@ DEFAULT_FUNCTION_RULES: Mapping[str, FunctionRule] = {
     "json_extract": FunctionRule(key_arg=1),
     "json_extract_scalar": FunctionRule(key_arg=1),
     "element_at": FunctionRule(key_arg=1),
+    # window navigation reads one other row's value: a transformation, not a summary
+    **dict.fromkeys(
+        ("lead", "lag", "first_value", "last_value", "nth_value", "first", "last"),
+        FunctionRule(aggregate=False),
+    ),
     "collect_set": FunctionRule(aggregate=True),
     "collect_list": FunctionRule(aggregate=True),
     "percentile": FunctionRule(aggregate=True),

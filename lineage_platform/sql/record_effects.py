@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from sqlglot import exp
+
 from lineage_platform.sql.analysis import StatementAnalysis
+from lineage_platform.sql.tracer import leftmost_select
 
 
 def record_effects(analysis: StatementAnalysis) -> StatementAnalysis:
@@ -37,7 +40,7 @@ def record_effects(analysis: StatementAnalysis) -> StatementAnalysis:
         dropped.update(d.name for d in analysis.inputs)
     if operation == "CREATE_VIEW":
         for unit in analysis.units:
-            views[unit.target.name] = unit.query.sql(analysis.dialect)
+            views[unit.target.name] = _definition(unit.query, unit.target_columns).sql(analysis.dialect)
     analysis.effect = replace(
         effect,
         tables=tuple(tables.items()),
@@ -46,3 +49,14 @@ def record_effects(analysis: StatementAnalysis) -> StatementAnalysis:
         dropped=tuple(sorted(dropped)),
     )
     return analysis
+
+
+def _definition(query: exp.Query, columns: tuple[str, ...] | None) -> exp.Query:
+    """The view's query with its outputs renamed to the view's declared column list, if it has one."""
+    if not columns:
+        return query
+    renamed = query.copy()
+    select = leftmost_select(renamed)
+    for projection, name in zip(select.selects, columns):
+        projection.replace(exp.alias_(projection.unalias().copy(), name))
+    return renamed

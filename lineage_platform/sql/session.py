@@ -54,6 +54,15 @@ class Catalog:
         mapping = self.schema.mapping.get(db, {}).get(table)
         return tuple(mapping) if mapping else None
 
+    def private_copy(self) -> Catalog:
+        """A copy a script may add tables to without touching this catalog (same fingerprint)."""
+        copy = Catalog.__new__(Catalog)
+        copy.dialect = self.dialect
+        copy.mapping = {db: dict(tables) for db, tables in self.schema.mapping.items()}
+        copy.fingerprint = self.fingerprint
+        copy.schema = MappingSchema(copy.mapping, dialect=self.dialect, normalize=False)
+        return copy
+
 
 @dataclass
 class Session:
@@ -114,10 +123,12 @@ class Session:
             self.views.pop(name, None)
             self.temporary.discard(name)
         if effect.tables and not self._private_catalog:
-            self.catalog = Catalog(self.catalog.mapping, self.dialect)
+            self.catalog = self.catalog.private_copy()
             self._private_catalog = True
         for name, columns in effect.tables:
-            self.schema.add_table(name, dict.fromkeys(columns, "string"), dialect=self.dialect, normalize=False)
+            self.schema.add_table(
+                name, dict.fromkeys(columns, "string"), dialect=self.dialect, normalize=False
+            )
             self.views.pop(name, None)
         self.views.update(effect.views)
         self.temporary.update(effect.temporary)

@@ -14,7 +14,7 @@ from sqlglot.optimizer.scope import Scope
 from lineage_platform.sql.flow import Flow, Usage
 from lineage_platform.sql.function_rules import FunctionRule, function_arguments, function_name
 
-ScopeClauses: tuple[tuple[str, str], ...] = (
+ROW_CLAUSES: tuple[tuple[str, str], ...] = (
     ("where", "FILTER"),
     ("having", "FILTER"),
     ("qualify", "FILTER"),
@@ -63,7 +63,6 @@ class Tracer:
         report: IssueReporter,
         known_columns: Callable[[str], tuple[str, ...] | None] = lambda table: None,
     ) -> None:
-        self.root = root
         self.rules = rules
         self.report = report
         self.known_columns = known_columns
@@ -94,7 +93,7 @@ class Tracer:
             return self.output_at(scope, names.index(name))
         select = leftmost_select(expression)
         if isinstance(select, exp.Select) and any(isinstance(p, exp.Star) for p in select.selects):
-            return self._through_star(scope, select, name, node)
+            return self._from_the_only_source(scope, name, node)  # SELECT * over an unknown schema
         self.report(f"column {name!r} is not an output of the subquery it is read from", node)
         return []
 
@@ -114,14 +113,6 @@ class Tracer:
             if position < len(selects):
                 return self.flows(scope, selects[position])
         return []
-
-    def _through_star(self, scope: Scope, select: exp.Select, name: str, node: exp.Expr) -> list[Flow]:
-        """A column read through ``SELECT *`` whose source schema is unknown: follow it by name."""
-        sources = [s for s in scope.sources if s not in scope.lateral_sources]
-        if len(sources) != 1:
-            self.report(f"column {name!r} comes through '*' over several sources of unknown schema", node)
-            return []
-        return self._resolve(scope, exp.column(name, table=sources[0]))
 
     def _udtf_output(self, scope: Scope, lateral: exp.Lateral, position: int) -> list[Flow]:
         function = lateral.this
@@ -177,7 +168,7 @@ class Tracer:
             for child in scope.set_operation_scopes[1:]:
                 width = len(leftmost_select(child.expression).selects)
                 found.extend(f.through(_FILTER) for p in range(width) for f in self.output_at(child, p))
-        for key, transform in ScopeClauses:
+        for key, transform in ROW_CLAUSES:
             clause = expression.args.get(key)
             if clause is not None:
                 found.extend(self.flows(scope, clause, Usage().weak(transform)))  # type: ignore[arg-type]
@@ -217,22 +208,29 @@ class Tracer:
             for projection in expression.selects:
                 if isinstance(projection, exp.Alias) and projection.alias.lower() == name:
                     return self.flows(scope, projection.this)
-        sources = [
-            alias
-            for alias, source in scope.sources.items()
-            if not (isinstance(source, Scope) and isinstance(source.expression, exp.Lateral))
-        ]
         if name in HIVE_VIRTUAL_COLUMNS:
             return []
-        if len(sources) == 1:
-            source = scope.sources[sources[0]]
-            known = self.known_columns(table_name(source)) if isinstance(source, exp.Table) else None
-            if known is None or name in known:
-                return self._resolve(scope, exp.column(name, table=sources[0]))
-        self.report(
-            f"column {name!r} is ambiguous or unknown; add a table qualifier or pass --schema", column
-        )
+        return self._from_the_only_source(scope, name, column)
+
+    def _from_the_only_source(self, scope: Scope, name: str, node: exp.Expr) -> list[Flow]:
+        """Resolve ``name`` in the one source of ``scope`` that can have it; report when none or several can."""
+        candidates = [alias for alias, source in scope.sources.items() if self._may_provide(source, name)]
+        if len(candidates) == 1:
+            return self._resolve(scope, exp.column(name, table=candidates[0]))
+        self.report(f"column {name!r} is ambiguous or unknown; add a table qualifier or pass --schema", node)
         return []
+
+    def _may_provide(self, source: exp.Table | Scope, name: str) -> bool:
+        """Whether ``source`` can have a column ``name``: yes for tables of unknown schema."""
+        if isinstance(source, exp.Table):
+            known = self.known_columns(table_name(source))
+            return known is None or name in known
+        expression = source.expression
+        if isinstance(expression, exp.Lateral):
+            alias = expression.args.get("alias")
+            return alias is not None and name in (c.name.lower() for c in alias.columns)
+        outputs = [n.lower() for n in leftmost_select(expression).named_selects]
+        return name in outputs or "*" in outputs
 
     def _subquery(self, scope: Scope, node: exp.Expr, usage: Usage) -> list[Flow]:
         query = node.this if isinstance(node, (exp.Subquery, exp.Exists)) else node
@@ -274,7 +272,8 @@ class Tracer:
         rule = self.rules.get(function_name(node), FunctionRule())
         arguments = function_arguments(node)
         inner = usage.transformed(
-            aggregate=rule.aggregate or isinstance(node, exp.AggFunc), masking=rule.masking
+            aggregate=isinstance(node, exp.AggFunc) if rule.aggregate is None else rule.aggregate,
+            masking=rule.masking,
         )
         key = arguments[rule.key_arg] if rule.key_arg is not None and rule.key_arg < len(arguments) else None
         if isinstance(key, exp.Literal):

@@ -19,7 +19,7 @@ from lineage_platform.graph.conformance import DEFAULT_SUITE_ROOT, run_suite
 from lineage_platform.graph.conformance.compare import canonical, check_results, next_result_items
 from lineage_platform.graph.conformance.gherkin import parse_feature
 from lineage_platform.graph.conformance.policy import mutates, steps_used, uses_only_core_steps
-from lineage_platform.graph.conformance.report import read_expected, regressions, summary_table
+from lineage_platform.graph.conformance.report import read_expected, regressions, summary_table, totals
 from lineage_platform.graph.conformance.runner import ScenarioTimeout, Status, time_limit
 from lineage_platform.graph.conformance.values import parse_predicate, parse_value
 
@@ -173,6 +173,106 @@ def test_time_limit_interrupts_a_runaway_loop():
         while True:
             pass
     assert time.perf_counter() - started < 2
+
+
+SAMPLE_SUITE = '''
+Feature: runner statuses
+
+  Scenario: passes
+    Given the modern graph
+    And using the parameter vid1 defined as "v[marko].id"
+    And the traversal of
+      """
+      g.V(vid1).out("knows").values("name")
+      """
+    When iterated to list
+    Then the result should be unordered
+      | result |
+      | vadas |
+      | josh |
+
+  Scenario: wrong_expectation
+    Given the modern graph
+    And the traversal of
+      """
+      g.V().has("name", "marko").out("knows").values("name")
+      """
+    When iterated to list
+    Then the result should be ordered
+      | result |
+      | vadas |
+
+  Scenario: writes_on_a_fresh_copy
+    Given the modern graph
+    And the traversal of
+      """
+      g.V().has("name", "marko").drop()
+      """
+    When iterated to list
+    Then the result should be empty
+    And the graph should return 5 for count of "g.V()"
+
+  Scenario: shared_copy_is_untouched
+    Given the modern graph
+    And the traversal of
+      """
+      g.V()
+      """
+    When iterated to list
+    Then the result should have a count of 6
+
+  Scenario: expected_error
+    Given the modern graph
+    And the traversal of
+      """
+      g.V().values("name").out()
+      """
+    When iterated to list
+    Then the traversal will raise an error
+
+  Scenario: runaway
+    Given the modern graph
+    And the traversal of
+      """
+      g.V().repeat(__.both()).until(__.has("name", "nobody")).count()
+      """
+    When iterated to list
+    Then the result should be empty
+
+  @GraphComputerOnly
+  Scenario: olap_only
+    Given the modern graph
+    And the traversal of
+      """
+      g.V().pageRank()
+      """
+    When iterated to list
+    Then the result should be empty
+'''
+
+
+@pytest.mark.skipif(not (DEFAULT_SUITE_ROOT / "data").is_dir(), reason="TinkerPop data graphs not present")
+def test_runner_statuses_on_a_small_suite(tmp_path):
+    (tmp_path / "features").mkdir()
+    (tmp_path / "features" / "Sample.feature").write_text(SAMPLE_SUITE)
+    (tmp_path / "data").symlink_to(DEFAULT_SUITE_ROOT / "data")
+    outcomes = {o.scenario: o for o in run_suite(tmp_path, timeout=0.5)}
+    assert {name: o.status for name, o in outcomes.items()} == {
+        "passes": Status.PASS,
+        "wrong_expectation": Status.FAIL,
+        "writes_on_a_fresh_copy": Status.PASS,
+        "shared_copy_is_untouched": Status.PASS,
+        "expected_error": Status.PASS,
+        "runaway": Status.FAIL,
+        "olap_only": Status.SKIP,
+    }
+    assert "result should be ordered" in outcomes["wrong_expectation"].detail
+    assert "timed out" in outcomes["runaway"].detail
+    assert outcomes["olap_only"].detail.startswith("@GraphComputerOnly")
+    assert outcomes["passes"].core and not outcomes["olap_only"].core
+    summary = totals(outcomes.values())
+    assert summary.counts[Status.PASS] == 4
+    assert (summary.core_passed, summary.core_run) == (4, 6)  # the skipped pageRank scenario is neither
 
 
 @pytest.mark.skipif(not (DEFAULT_SUITE_ROOT / "features").is_dir(), reason="TinkerPop features not present")

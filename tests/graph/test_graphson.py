@@ -105,6 +105,7 @@ def test_generated_ids_keep_the_structure(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_grateful_dead_counts():
     g = connect("memory:")
     summary = import_graph(g, DATA / "grateful-dead.json", batch_size=200)

@@ -250,7 +250,7 @@ PAIRS: list[tuple[str, Any]] = [
     ("g.call('tinker.search', [search: 'x'])", g.call("tinker.search", {"search": "x"})),
     (
         "g.V().barrier(normSack).order().by(shuffle)",
-        g.V().barrier(Barrier.normSack).order().by(Order.shuffle),
+        g.V().barrier(Barrier.norm_sack).order().by(Order.shuffle),
     ),
     ("g.V().local(out().count()).is(neq(0))", g.V().local(__.out().count()).is_(P.neq(0))),
     (
@@ -412,7 +412,7 @@ def test_empty_script_has_no_statements() -> None:
     ("text", "message", "line", "column"),
     [
         ("g.V().outt('x')", "unknown step 'outt'", 1, 7),
-        ("g.V().has('x', 1", "expected ',' between arguments but found end of input", 1, 17),
+        ("g.V().has('x', 1", "expected ',' or ')' in the argument list but found end of input", 1, 17),
         ("g.V()\n  .has('name, 1)", "unterminated string", 2, 8),
         ("g.V().has(x)", "unknown name 'x'", 1, 11),
         ("g.foo()", "unknown source step 'foo'", 1, 3),
@@ -421,6 +421,7 @@ def test_empty_script_has_no_statements() -> None:
         ("g.V().toList().count()", "expected '.', ';' or a new line", 1, 15),
         ("g.V(200b)", "bad number 200b", 1, 5),
         ("g.V(1x)", "malformed number", 1, 5),
+        ("g.V(1.5l)", "has a fraction or exponent but the integer suffix 'l'", 1, 5),
         ("g.V().has('a', P.bigger(1))", "P has no member 'bigger'", 1, 18),
         ("g.V().by(Order.up)", "Order has no member 'up'", 1, 16),
         ("g.V().where(out().toList())", "toList() ends a whole traversal", 1, 19),
@@ -428,6 +429,8 @@ def test_empty_script_has_no_statements() -> None:
         ("g.inject({[1]})", "list cannot be a map key or set element", 1, 11),
         ("g.inject(datetime('yesterday'))", "bad datetime literal", 1, 10),
         ("g.V() @", "unexpected character '@'", 1, 7),
+        ("g.V().map({it.get()})", "{ } must hold a set such as {'a', 'b'}", 1, 11),
+        ("g.inject([1, 2)", "expected ',' or ']' in the list or map but found ')'", 1, 15),
         ("g.tx().begin()", "unsupported transaction operation 'begin'", 1, 8),
         ("g.V().is(P.gt(1).and(2))", "and() takes one predicate", 1, 18),
     ],
@@ -439,11 +442,19 @@ def test_syntax_errors_have_position_and_expectation(text: str, message: str, li
     assert (caught.value.line, caught.value.column) == (line, column)
 
 
-def test_unknown_step_suggests_close_names() -> None:
+@pytest.mark.parametrize(
+    ("text", "suggestion"),
+    [
+        ("g.V().valueMapp()", "valueMap"),
+        ("g.V().order().by('x', desk)", "desc"),
+        ("g.V().map({it.get()})", "Lambda"),
+    ],
+)
+def test_errors_hint_what_to_write(text: str, suggestion: str) -> None:
     with pytest.raises(GremlinSyntaxError) as caught:
-        parse_traversal("g.V().valueMapp()")
+        parse_traversal(text)
     assert caught.value.hint is not None
-    assert "valueMap" in caught.value.hint
+    assert suggestion in caught.value.hint
 
 
 def test_parse_traversal_wants_exactly_one_statement() -> None:

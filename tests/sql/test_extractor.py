@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lineage_platform.model import RESULT_DATASET
-from lineage_platform.sql import FunctionRule, extract_lineage, extractor
+from lineage_platform.sql import Catalog, FunctionRule, extract_lineage, extractor
 
 SCHEMA = {"ods": {"orders": {"id": "bigint", "uid": "bigint", "amt": "double", "dt": "string"}}}
 
@@ -168,3 +168,73 @@ def test_to_dict_is_the_documented_shape() -> None:
         "key_path": None,
     }
     assert data["predicates"] == [{"table": "ods.orders", "column": "dt", "op": "=", "value": "1"}]
+
+
+def test_view_with_a_column_list_is_read_by_its_declared_names() -> None:
+    script = "CREATE VIEW ods.v (order_no, money) AS SELECT id, amt FROM ods.orders; SELECT money FROM ods.v"
+    view, select = extract_lineage(script, schema=SCHEMA)
+    assert view.outputs[0].columns == ("order_no", "money")
+    assert _strong(select) == {("ods.orders.amt", "$result.money")}
+
+
+def test_prepared_catalog_is_reused_and_never_changed_by_a_script() -> None:
+    catalog = Catalog(SCHEMA)
+    script = "CREATE TABLE ods.fresh (x INT); INSERT INTO dw.o SELECT * FROM ods.fresh"
+    _, insert = extract_lineage(script, schema=catalog)
+    assert _strong(insert) == {("ods.fresh.x", "dw.o.x")}
+    assert catalog.columns_of("ods.fresh") is None
+    [again] = extract_lineage("INSERT INTO dw.o SELECT * FROM ods.orders", schema=catalog)
+    assert len(_strong(again)) == 4
+
+
+def test_multi_insert_with_cte_join_and_lateral_view() -> None:
+    script = """
+    WITH big AS (SELECT id, uid, amt FROM ods.orders WHERE amt > 10)
+    FROM big b JOIN ods.users u ON b.uid = u.uid LATERAL VIEW explode(u.tags) t AS tag
+    INSERT OVERWRITE TABLE dw.a SELECT b.id, tag
+    INSERT INTO TABLE dw.b SELECT u.uid, sum(b.amt) AS total GROUP BY u.uid
+    """
+    schema = {**SCHEMA, "ods": {**SCHEMA["ods"], "users": {"uid": "bigint", "tags": "array<string>"}}}
+    [record] = extract_lineage(script, schema=schema)
+    assert record.operation == "INSERT_OVERWRITE"
+    assert [d.name for d in record.outputs] == ["dw.a", "dw.b"]
+    assert _strong(record) == {
+        ("ods.orders.id", "dw.a.id"),
+        ("ods.users.tags", "dw.a.tag"),
+        ("ods.users.uid", "dw.b.uid"),
+        ("ods.orders.amt", "dw.b.total"),
+    }
+    assert {("ods.orders.amt", "dw.a"), ("ods.orders.uid", "dw.b"), ("ods.users.uid", "dw.b")} <= _weak(
+        record
+    )
+
+
+def test_merge_with_update_set_star_copies_every_source_column() -> None:
+    sql = (
+        "MERGE INTO dw.snap t USING ods.orders s ON t.id = s.id "
+        "WHEN MATCHED AND s.dt > '2024' THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+    )
+    [record] = extract_lineage(sql, schema=SCHEMA)
+    assert record.operation == "MERGE"
+    assert _strong(record) == {(f"ods.orders.{c}", f"dw.snap.{c}") for c in ("id", "uid", "amt", "dt")}
+    assert {("ods.orders.id", "dw.snap"), ("ods.orders.dt", "dw.snap")} <= _weak(record)
+
+
+def test_merge_star_without_source_schema_is_unresolved() -> None:
+    [record] = extract_lineage(
+        "MERGE INTO dw.snap t USING ods.unknown s ON t.id = s.id WHEN MATCHED THEN UPDATE SET *"
+    )
+    assert [d.name for d in record.outputs] == ["dw.snap"]
+    assert any(e.kind == "unresolved" and "MERGE" in e.message for e in record.errors)
+
+
+def test_truncate_and_delete_write_their_table_without_errors() -> None:
+    truncate, delete = extract_lineage("TRUNCATE TABLE ods.orders; DELETE FROM ods.orders WHERE dt < '2020'")
+    assert [d.name for d in truncate.outputs] == [d.name for d in delete.outputs] == ["ods.orders"]
+    assert not truncate.errors and not delete.errors
+
+
+def test_unknown_statement_kind_is_reported_as_unsupported() -> None:
+    [record] = extract_lineage("PRAGMA foo", dialect="sqlite")
+    assert record.operation == "OTHER"
+    assert record.errors and record.errors[0].kind in ("unsupported", "parse")

@@ -20,7 +20,7 @@ def _edges(analysis: StatementAnalysis) -> list[str]:
     for edge in extractor._unique_edges(analysis.edges):
         extras = (" masked" if edge.masking else "") + (f" key={edge.key_path}" if edge.key_path else "")
         lines.append(f"{edge.source} -> {edge.target} {edge.strength} {edge.transform}{extras}")
-    return lines
+    return lines + [f"! {issue.kind}: {issue.message}" for issue in analysis.issues]
 
 
 RENDERERS = {

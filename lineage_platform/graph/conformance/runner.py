@@ -123,6 +123,10 @@ class _ScenarioRun:
         try:
             for step in self.scenario.steps:
                 self._dispatch(step)
+        except ScenarioTimeout as exc:
+            if self.shared_name:  # interrupted mid-traversal: do not trust the shared copy any more
+                self.graphs.discard(self.shared_name)
+            raise _Ended(Status.FAIL, str(exc)) from exc
         finally:
             if self.graph is not None and self.shared_name is None:
                 self.graph.close()
@@ -176,10 +180,6 @@ class _ScenarioRun:
             self.results = results
         except UnsupportedStepError as exc:
             raise _Ended(Status.UNSUPPORTED, str(exc)) from exc
-        except ScenarioTimeout as exc:
-            if self.shared_name:
-                self.graphs.discard(self.shared_name)
-            raise _Ended(Status.FAIL, str(exc)) from exc
         except Exception as exc:
             self.error = exc
 

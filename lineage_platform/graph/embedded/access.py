@@ -62,6 +62,8 @@ def values_of(obj: Any, keys: tuple[str, ...], step_name: str = "values") -> Ite
 
 def token_value(obj: Any, token: T, step_name: str) -> Any:
     """The value of T.id / T.label / T.key / T.value for ``obj``."""
+    if type(obj) is VertexRec and token == T.id:
+        return obj.id
     if token in (T.id, T.id_):
         if isinstance(obj, (VertexRec, EdgeRec, VertexPropRec)):
             return obj.id

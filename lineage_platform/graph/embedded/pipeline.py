@@ -107,6 +107,8 @@ class StepCall:
     modulators: list[tuple[str, list[Any]]] = field(default_factory=list)
     leading: list[tuple[str, list[Any]]] = field(default_factory=list)
     folded: list[StepCall] = field(default_factory=list)
+    following: StepCall | None = None  # the next step of the same traversal (lets repeat() absorb a dedup())
+    absorbed: bool = False  # set when the step before already guarantees this step's effect
 
     def modulator_args(self, name: str) -> list[list[Any]]:
         """Argument lists of every modulator called ``name``, in order."""
@@ -283,12 +285,24 @@ class Compiler:
         self.side_effects: dict[str, Any] = side_effects if side_effects is not None else {}
         self.sack_initial: Callable[[], Any] | None = None
         self.sack_merge: Any = None
-        self.read_only = False
+        self._compiled: dict[int, tuple[Any, Pipeline]] = {}
 
     def compile(self, bytecode: Bytecode | list[StepCall], *, anonymous: bool = True) -> Pipeline:
-        """Compile a traversal (``anonymous`` False for the root one, whose first step is its start)."""
+        """Compile a traversal (``anonymous`` False for the root one, whose first step is its start).
+
+        Nested traversals are compiled once per execution however often a step evaluates them."""
+        cached = self._compiled.get(id(bytecode))
+        if cached is not None and cached[0] is bytecode:
+            return cached[1]
+        pipeline = self._compile(bytecode, anonymous)
+        self._compiled[id(bytecode)] = (bytecode, pipeline)
+        return pipeline
+
+    def _compile(self, bytecode: Bytecode | list[StepCall], anonymous: bool) -> Pipeline:
         calls = group_steps(bytecode.step_instructions) if isinstance(bytecode, Bytecode) else bytecode
         calls = rewrite_connectives(calls, anonymous=anonymous)
+        for call, after in zip(calls, calls[1:]):
+            call.following = after
         steps = []
         for call in calls:
             fn = _REGISTRY.get(call.name)

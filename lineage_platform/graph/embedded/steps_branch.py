@@ -10,7 +10,17 @@ from gremlin_python.process.traversal import Pick, Scope
 
 from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.modulation import NOTHING, by_functions
-from lineage_platform.graph.embedded.pipeline import Compiler, Pipeline, StepCall, StepFn, Trav, as_bytecode, step
+from lineage_platform.graph.embedded.memgraph import VertexRec
+from lineage_platform.graph.embedded.pipeline import (
+    Compiler,
+    Pipeline,
+    StepCall,
+    StepFn,
+    Trav,
+    as_bytecode,
+    group_steps,
+    step,
+)
 from lineage_platform.graph.embedded.predicates import compile_predicate
 from lineage_platform.graph.embedded.values import gremlin_eq
 
@@ -76,6 +86,9 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
             emit, emit_first = _loop_test(name, mod_args, c), first
     if until is None and emit is None:
         raise TraversalError("repeat() needs times(), until() or emit()", hint="add .times(n) or .until(...)")
+    walk = _navigation_walk(call, args[0], c)
+    if walk is not None:
+        return walk
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         frontier = [Trav(t.obj, t.bulk, t.path, t.loops + ((loop_name, 0),), t.sack) for t in travs]
@@ -91,14 +104,127 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
             produced = []
             for t in body.run(to_body):
                 counter = t.loops[-1]
-                t = Trav(t.obj, t.bulk, t.path, t.loops[:-1] + ((counter[0], counter[1] + 1),), t.sack)
+                produced.append(Trav(t.obj, t.bulk, t.path, t.loops[:-1] + ((counter[0], counter[1] + 1),), t.sack))
+            frontier = []
+            for t in _merge(produced):
                 if until_first is False and until is not None and until(t):
                     yield _pop_loop(t)
                     continue
                 if emit_first is False and emit is not None and emit(t):
                     yield _pop_loop(t)
-                produced.append(t)
-            frontier = _merge(produced)
+                frontier.append(t)
+
+    return run
+
+
+Hop = tuple[tuple[tuple[str, str], ...], tuple[str, ...]]
+
+
+def _navigation_hops(body: Any) -> list[Hop] | None:
+    """The hops of a body made only of out/in/both(labels) steps, else None."""
+    bytecode = as_bytecode(body)
+    if bytecode is None or not bytecode.step_instructions:
+        return None
+    hops: list[Hop] = []
+    for call in group_steps(bytecode.step_instructions):
+        if call.name not in ("out", "in", "both") or call.modulators or not all(isinstance(a, str) for a in call.args):
+            return None
+        directions = []
+        if call.name in ("out", "both"):
+            directions.append(("out_e", "in_v"))
+        if call.name in ("in", "both"):
+            directions.append(("in_e", "out_v"))
+        hops.append((tuple(directions), tuple(call.args)))
+    return hops
+
+
+def _advance(frontier: dict[VertexRec, int], hops: list[Hop]) -> dict[VertexRec, int]:
+    """Move every (vertex, bulk) of the frontier along the hops, adding bulks of vertices reached twice."""
+    for directions, labels in hops:
+        reached: dict[VertexRec, int] = {}
+        get = reached.get
+        for v, bulk in frontier.items():
+            for attribute, end in directions:
+                adjacency = getattr(v, attribute)
+                buckets = [adjacency.get(label) for label in labels] if labels else list(adjacency.values())
+                for bucket in buckets:
+                    if not bucket:
+                        continue
+                    if end == "out_v":
+                        for e in bucket.values():
+                            u = e.out_v
+                            reached[u] = get(u, 0) + bulk
+                    else:
+                        for e in bucket.values():
+                            u = e.in_v
+                            reached[u] = get(u, 0) + bulk
+        frontier = reached
+    return frontier
+
+
+def _navigation_walk(call: StepCall, body: Any, c: Compiler) -> StepFn | None:
+    """A fast repeat() for pure navigation bodies without paths: a breadth-first walk over vertex -> bulk maps.
+
+    Applies when until() is absent or times(n) and emit() is absent or unconditional. With emit() and a plain
+    dedup() right after, vertices already reached are not walked again (breadth-first, so the first visit has
+    the most hops left) and the dedup() is absorbed."""
+    hops = _navigation_hops(body)
+    if hops is None or c.track_paths or c.sack_initial is not None:
+        return None
+    limit: int | None = None
+    until_first = emit_first = None
+    for first, (name, mod_args) in [(True, m) for m in call.leading] + [(False, m) for m in call.modulators]:
+        if name == "times" and isinstance(mod_args[0], int) and not isinstance(mod_args[0], bool):
+            limit, until_first = mod_args[0], first
+        elif name == "emit" and not mod_args:
+            emit_first = first
+        else:
+            return None
+    following = call.following
+    prune = (
+        emit_first is not None
+        and following is not None
+        and following.name == "dedup"
+        and not following.args
+        and not following.modulators
+    )
+    if prune:
+        following.absorbed = True
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        expanded: set[VertexRec] = set()
+        emitted: set[VertexRec] = set()
+
+        def out(frontier: dict[VertexRec, int], t: Trav) -> Iterator[Trav]:
+            for v, bulk in frontier.items():
+                if prune:
+                    if v in emitted:
+                        continue
+                    emitted.add(v)
+                    bulk = 1
+                yield Trav(v, bulk, None, t.loops, t.sack)
+
+        for t in travs:
+            if not isinstance(t.obj, VertexRec):
+                raise TraversalError(f"repeat() navigation needs vertices, got {t.obj!r}", hint="start from vertices")
+            frontier = {t.obj: t.bulk}
+            depth = 0
+            while frontier:
+                if until_first and limit is not None and depth >= limit:
+                    yield from out(frontier, t)
+                    break
+                if emit_first:
+                    yield from out(frontier, t)
+                if prune:
+                    frontier = {v: b for v, b in frontier.items() if v not in expanded}
+                    expanded.update(frontier)
+                frontier = _advance(frontier, hops)
+                depth += 1
+                if until_first is False and limit is not None and depth >= limit:
+                    yield from out(frontier, t)
+                    break
+                if emit_first is False:
+                    yield from out(frontier, t)
 
     return run
 

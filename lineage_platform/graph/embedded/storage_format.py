@@ -97,12 +97,10 @@ def decode_segment_header(data: bytes | memoryview, path: Path) -> int:
 
 @dataclass(frozen=True)
 class Record:
-    """One committed transaction as found in a segment: its SCN, payload and position."""
+    """One committed transaction as found in a segment: its SCN and pickled ops."""
 
     scn: int
     payload: memoryview
-    offset: int
-    end: int
 
 
 @dataclass(frozen=True)
@@ -153,7 +151,7 @@ def scan_records(data: bytes, path: Path, expected_scn: int) -> Iterator[Record 
             raise StoreCorruptError(
                 f"{path}: record at offset {offset} has SCN {scn}, expected {expected_scn}", hint=RESTORE_HINT
             )
-        yield Record(scn, payload, offset, end)
+        yield Record(scn, payload)
         expected_scn += 1
         offset = end
 

@@ -156,6 +156,8 @@ def order_key(value: Any) -> tuple:
 
 def hash_key(value: Any) -> Any:
     """A hashable key under which equal Gremlin values (same type) collide, for dedup/group/bulking."""
+    if type(value) is VertexRec:
+        return value
     if isinstance(value, (list, tuple)) and not isinstance(value, MapEntry):
         return ("l", tuple(hash_key(v) for v in value))
     if isinstance(value, MapEntry):

@@ -209,27 +209,39 @@ class _Parser:
 
     # ---- arguments and values ------------------------------------------------------------------------
 
+    def items(self, close: str, where: str, item: Callable[[], None]) -> None:
+        """Parse ``item`` repeatedly, separated by ',', up to and including ``close``."""
+        if self.at(close):
+            self.advance()
+            return
+        while True:
+            item()
+            if self.at(close):
+                self.advance()
+                return
+            if not self.at(","):
+                self.fail(
+                    self.peek(), f"expected ',' or '{close}' {where} but found {self.peek().describe()}"
+                )
+            self.advance()
+
     def arguments(self) -> list[Any]:
         self.expect("(", "to open the argument list")
         arguments: list[Any] = []
-        while not self.at(")"):
-            if arguments:
-                self.expect(",", "between arguments")
-            arguments.append(self.value())
-        self.advance()
+        self.items(")", "in the argument list", lambda: arguments.append(self.value()))
         return arguments
 
     def named_arguments(self, owner: Token) -> dict[str, Any]:
         """``(name: value, ...)`` as strategy constructors take them."""
         self.expect("(", f"after '{owner.value}'")
         named: dict[str, Any] = {}
-        while not self.at(")"):
-            if named:
-                self.expect(",", "between arguments")
+
+        def option() -> None:
             key = self.expect_name(f"a configuration name for {owner.value} (name: value)")
             self.expect(":", f"after '{key.value}'")
             named[key.value] = self.value()
-        self.advance()
+
+        self.items(")", f"in the options of {owner.value}", option)
         return named
 
     def value(self) -> Any:
@@ -278,12 +290,11 @@ class _Parser:
             return {}
         items: list[Any] = []
         entries: dict[Any, Any] = {}
-        while not self.at("]"):
-            if items or entries:
-                self.expect(",", "between elements")
+
+        def element() -> None:
             key_token = self.peek()
             if key_token.kind is Kind.IDENT and self.at(":", 1):
-                key: Any = self.advance().value
+                key: Any = self.advance().value  # [name: 1] means the string "name", as in Groovy
             else:
                 key = self.value()
             if self.at(":"):
@@ -295,20 +306,27 @@ class _Parser:
                 self.fail(self.peek(), f"expected ':' in a map literal but found {self.peek().describe()}")
             else:
                 items.append(key)
-        self.advance()
+
+        self.items("]", "in the list or map", element)
         return entries if entries else items
 
     def set_literal(self) -> set[Any]:
-        self.expect("{")
+        opening = self.expect("{")
         items: set[Any] = set()
-        first = True
-        while not self.at("}"):
-            if not first:
-                self.expect(",", "between set elements")
-            first = False
+
+        def element() -> None:
             token = self.peek()
-            items.add(self.hashable(self.value(), token))
-        self.advance()
+            try:
+                item = self.value()
+            except GremlinSyntaxError as exc:
+                self.fail(
+                    opening,
+                    f"{{ }} must hold a set such as {{'a', 'b'}}: {exc.message}",
+                    hint='Groovy closures are not supported: write Lambda.function("...")',
+                )
+            items.add(self.hashable(item, token))
+
+        self.items("}", "in the set", element)
         return items
 
     def hashable(self, item: Any, token: Token) -> Any:
@@ -350,7 +368,10 @@ class _Parser:
         if name.endswith("Strategy"):
             return build_strategy(name, {})
         self.fail(
-            token, f"unknown name '{name}'", hint="quote it if you meant a string, or bind it as a variable"
+            token,
+            f"unknown name '{name}'",
+            hint=_suggest(name, [*symbols.BARE_ENUMS, *self.bindings])
+            or "quote it if you meant a string, or bind it as a variable",
         )
 
     def qualified_value(self, owner: Token) -> Any:

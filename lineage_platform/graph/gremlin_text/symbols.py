@@ -124,13 +124,22 @@ def step_method(name: str, table: dict[str, str]) -> str | None:
     return name if name in table.values() else None
 
 
+_SPELLING_EXCEPTIONS = {(T, "id"): T.id}
+"""``T.id`` stays ``T.id`` (gremlinpython's static ``id`` and this project's code use it; ``T.id_`` serializes alike)."""
+
+
 def _enum_members(enum: type[Enum]) -> dict[str, Enum]:
-    """Java member name -> member; where gremlinpython has two spellings, the one equal to Java's wins."""
+    """Java member name -> member, spelled as TinkerPop translates Gremlin to Python where gremlinpython has
+    several spellings: snake_case, with a trailing underscore where the name is a Python keyword or builtin
+    (``Operator.sum`` -> ``Operator.sum_``, ``Barrier.normSack`` -> ``Barrier.norm_sack``)."""
+    python_members = enum.__members__
     members: dict[str, Enum] = {}
-    for python_name, member in enum.__members__.items():
+    for python_name in python_members:
         name = java_name(python_name)
-        if python_name == name or name not in members:
-            members[name] = member
+        if name not in members:
+            snake = SymbolUtil.to_snake_case(name)
+            spelling = next(c for c in (snake + "_", snake, name) if c in python_members)
+            members[name] = _SPELLING_EXCEPTIONS.get((enum, name), python_members[spelling])
     return members
 
 

@@ -105,10 +105,9 @@ def tokenize(text: str) -> list[Token]:
     """
     tokens: list[Token] = []
     append = tokens.append
-    position, end, newline_before = 0, len(text), False
-    while position < end:
-        match = _TOKEN.match(text, position)
-        if match is None:
+    position, newline_before = 0, False
+    for match in _TOKEN.finditer(text):
+        if match.start() != position:  # finditer skipped characters no token starts with
             raise _scan_error(text, position)
         group = match.lastgroup
         if group == "blank":
@@ -126,8 +125,13 @@ def tokenize(text: str) -> list[Token]:
             append(Token(_KINDS[group], match.group(), position, newline_before))
             newline_before = False
         position = match.end()
+    if position != len(text):
+        raise _scan_error(text, position)
     append(Token(Kind.END, "", position, newline_before))
     return tokens
+
+
+_OPERATOR_HINT = 'Groovy operators and closures are not supported: write a lambda as Lambda.function("...")'
 
 
 def _scan_error(text: str, position: int) -> GremlinSyntaxError:
@@ -140,7 +144,8 @@ def _scan_error(text: str, position: int) -> GremlinSyntaxError:
         return syntax_error(text, position, "unterminated comment", "close it with */", UnfinishedInputError)
     if char.isdigit():
         return syntax_error(text, position, "malformed number", "number suffixes are b s i l f d n m")
-    return syntax_error(text, position, f"unexpected character {char!r}")
+    hint = _OPERATOR_HINT if char in "<>=!&|*/%?" else None
+    return syntax_error(text, position, f"unexpected character {char!r}", hint)
 
 
 _OPENING = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}

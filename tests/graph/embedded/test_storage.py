@@ -361,3 +361,23 @@ def test_failed_checkpoint_leaves_the_store_usable(tmp_path: Path) -> None:
     store, state, replay = open_recovered(tmp_path)
     assert (state, replay) == ("one", [tx(2), tx(3)])
     store.close()
+
+
+def test_crash_between_snapshot_and_new_segment_keeps_appending_to_the_old_one(tmp_path: Path) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        store.append(tx(1))
+        store.append(tx(2))
+        store.checkpoint("two")
+    (tmp_path / "wal-00000000000000000003.log").unlink()
+
+    store, state, replay = open_recovered(tmp_path)
+    assert (state, replay) == ("two", [])
+    assert store.append(tx(3)) == 3
+    store.close()
+    store, state, replay = open_recovered(tmp_path)
+    assert (state, replay) == ("two", [tx(3)])
+    store.checkpoint("three")
+    assert store.append(tx(4)) == 4
+    store.close()
+    assert [scn for scn, _ in read_since(tmp_path, 0)] == [1, 2, 3, 4]

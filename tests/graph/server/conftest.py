@@ -48,7 +48,8 @@ class FakeTransaction:
 
 
 class BlockingGraph:
-    """Answers ``inject(...)``; ``block()`` waits until :attr:`release` is set; ``big(n, size)`` makes n strings."""
+    """Answers ``inject(...)``; ``block()`` waits until :attr:`release` is set; ``big(n, size)`` makes n strings;
+    ``opaque()`` yields a value with no wire type."""
 
     def __init__(self, lock_timeout: float = 5.0) -> None:
         self.lock = threading.Lock()
@@ -70,6 +71,8 @@ class BlockingGraph:
             elif name == "big":
                 count, size = args
                 values.extend(str(i).ljust(size, "x") for i in range(count))
+            elif name == "opaque":
+                values.append(object())
             elif name == "block":
                 self.started.set()
                 self.release.wait()

@@ -119,6 +119,34 @@ def test_sixteen_concurrent_clients(served_url, remote) -> None:
     assert _count(traversal().with_remote(remote(served_url)), "process") == 160
 
 
+def test_concurrent_transactions_take_turns(served_url, remote) -> None:
+    def commit_one(worker: int) -> None:
+        tx = traversal().with_remote(remote(served_url)).tx()
+        gtx = tx.begin()
+        gtx.add_v("process").property("worker", worker).iterate()
+        tx.commit()
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        list(pool.map(commit_one, range(16)))
+    assert _count(traversal().with_remote(remote(served_url)), "process") == 16
+
+
+def test_a_transaction_commits_while_every_shared_worker_waits_for_it(
+    serve_graph, embedded_graph, remote
+) -> None:
+    url = serve_graph(embedded_graph, workers=2).url
+    tx = traversal().with_remote(remote(url)).tx()
+    gtx = tx.begin()
+    gtx.add_v("table").iterate()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        readers = [pool.submit(_count, traversal().with_remote(remote(url)), "table") for _ in range(4)]
+        time.sleep(0.3)  # both shared workers are now blocked on the graph lock the transaction holds
+        started = time.monotonic()
+        tx.commit()
+        assert time.monotonic() - started < 2  # the session's own worker is free to commit
+        assert [reader.result(timeout=10) for reader in readers] == [1, 1, 1, 1]
+
+
 def test_unknown_steps_are_reported_by_name(served_url, remote) -> None:
     g = traversal().with_remote(remote(served_url))
     unknown = g.V()

@@ -65,6 +65,10 @@ def test_bad_requests_get_error_statuses_and_the_connection_stays_usable(
 
     client.send_frame(GRAPHBINARY + b"\x81" + uuid.uuid4().bytes + b"\xff\xff")
     assert client.read()["status"]["code"] == 498
+    op_and_processor = b"\x00\x00\x00\x08bytecode\x00\x00\x00\x09traversal"
+    unknown_type_arg = b"\x00\x00\x00\x01" + b"\x03\x00\x00\x00\x00\x07gremlin" + b"\x99\x00"
+    client.send_frame(GRAPHBINARY + b"\x81" + uuid.uuid4().bytes + op_and_processor + unknown_type_arg)
+    assert client.read()["status"]["code"] == 497
     client.send("traversal", "nonsense", {})
     reply = client.read()["status"]
     assert reply["code"] == 498 and "unknown op 'nonsense'" in reply["message"]
@@ -79,6 +83,12 @@ def test_bad_requests_get_error_statuses_and_the_connection_stays_usable(
     reply = client.read()["status"]
     assert reply["code"] == 500 and "out()" in reply["message"]
     assert reply["attributes"]["exceptions"] == ["UnsupportedStepError"]
+
+    client.send("traversal", "bytecode", {"gremlin": _bytecode(["opaque"])})
+    reply = client.read()["status"]
+    assert (
+        reply["code"] == 599 and "no GraphBinary type for a value of Python type object" in reply["message"]
+    )
 
     client.send("traversal", "bytecode", {"gremlin": _bytecode(["inject", 7])})
     assert client.read()["result"]["data"][0].object == 7

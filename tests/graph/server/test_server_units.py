@@ -16,7 +16,7 @@ from gremlin_python.process.traversal import P, TextP, Traverser
 from gremlin_python.statics import long
 from gremlin_python.structure.graph import Edge, Property, Vertex, VertexProperty
 
-from lineage_platform.errors import ConfigError, TraversalError
+from lineage_platform.errors import ConfigError, GremlinSyntaxError, StoreLockedError, TraversalError
 from lineage_platform.graph.embedded.server import ServerSettings, add_user, load_authenticator
 from lineage_platform.graph.embedded.server.auth import Authenticator, hash_password, load_credentials
 from lineage_platform.graph.embedded.server.graphbinary import GraphBinaryCodec, UnserializableResult
@@ -26,7 +26,7 @@ from lineage_platform.graph.embedded.server.messages import (
     Status,
     split_mime_header,
 )
-from lineage_platform.graph.embedded.server.operations import RequestOptions
+from lineage_platform.graph.embedded.server.operations import RequestOptions, status_for
 from lineage_platform.graph.embedded.server.server import is_loopback
 from lineage_platform.graph.embedded.server.sessions import SessionError, SessionRegistry
 
@@ -84,6 +84,7 @@ def test_truncated_args_keep_the_request_id_for_the_error_reply() -> None:
     with pytest.raises(MalformedRequest) as caught:
         _decode(frame[:-6])
     assert caught.value.request_id is not None
+    assert caught.value.status == Status.REQUEST_ERROR_SERIALIZATION
 
 
 def test_response_carries_element_properties_unless_tokens() -> None:
@@ -147,6 +148,15 @@ def test_request_options_validate_their_values() -> None:
     ):
         with pytest.raises(Exception, match="must be"):
             RequestOptions.from_args(bad, batch_size=64, timeout=30.0)
+
+
+def test_engine_failures_map_to_gremlin_server_statuses() -> None:
+    assert status_for(StoreLockedError("held by pid 7"), script=False) == Status.SERVER_ERROR_TEMPORARY
+    assert status_for(TraversalError("bad value"), script=False) == Status.SERVER_ERROR
+    assert status_for(TraversalError("bad value"), script=True) == Status.SERVER_ERROR_EVALUATION
+    assert (
+        status_for(GremlinSyntaxError("no", line=1, column=2), script=False) == Status.SERVER_ERROR_EVALUATION
+    )
 
 
 # -- credentials ---------------------------------------------------------------------------------------

@@ -119,7 +119,7 @@ class Connection:
             request = self._codec.decode_request(body)
         except MalformedRequest as exc:
             log.warning("connection %s: malformed request: %s", self.id, exc)
-            await self._send_error(exc.request_id, Status.REQUEST_ERROR_MALFORMED_REQUEST, str(exc))
+            await self._send_error(exc.request_id, exc.status, str(exc))
             return
         if self._authenticator is not None and self._user is None:
             request = await self._authenticate(request)

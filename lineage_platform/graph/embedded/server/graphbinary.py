@@ -44,6 +44,7 @@ from lineage_platform.graph.embedded.server.messages import (
     MalformedRequest,
     RequestMessage,
     ResponseMessage,
+    Status,
 )
 
 MIME_TYPE = "application/vnd.graphbinary-v1.0"
@@ -238,12 +239,20 @@ class GraphBinaryCodec:
         if len(raw_id) != 16:
             raise MalformedRequest("the request id is truncated")
         request_id = uuid.UUID(bytes=raw_id)
+        # gremlinpython's readers fail in many ways on hostile input, hence the broad excepts
         try:
             op = self._reader.to_object(buff, DataType.string, False)
             processor = self._reader.to_object(buff, DataType.string, False)
+        except Exception as exc:
+            raise MalformedRequest(f"the op and processor cannot be read: {exc!r}", request_id) from exc
+        try:
             args = self._reader.to_object(buff, DataType.map, False)
-        except Exception as exc:  # gremlinpython's readers fail in many ways on hostile input
-            raise MalformedRequest(f"the request body cannot be read: {exc!r}", request_id) from exc
+        except Exception as exc:
+            raise MalformedRequest(
+                f"the request arguments cannot be deserialized: {exc!r}",
+                request_id,
+                Status.REQUEST_ERROR_SERIALIZATION,
+            ) from exc
         if buff.read(1):
             raise MalformedRequest("trailing bytes after the request arguments", request_id)
         return RequestMessage(request_id, op, processor, args)

@@ -33,11 +33,20 @@ class Status(IntEnum):
 
 
 class MalformedRequest(Exception):
-    """A frame that cannot be read as a request; ``request_id`` is set when the header was readable."""
+    """A frame that cannot be read as a request; ``request_id`` is set when the header was readable.
 
-    def __init__(self, message: str, request_id: uuid.UUID | None = None) -> None:
+    ``status`` is 498 for a frame that cannot be parsed at all, 497 for arguments holding values that cannot
+    be deserialized (Gremlin Server's distinction)."""
+
+    def __init__(
+        self,
+        message: str,
+        request_id: uuid.UUID | None = None,
+        status: Status = Status.REQUEST_ERROR_MALFORMED_REQUEST,
+    ) -> None:
         super().__init__(message)
         self.request_id = request_id
+        self.status = status
 
 
 @dataclass(frozen=True)

@@ -110,6 +110,7 @@ class GremlinServer:
         )
         self._connections: set[Connection] = set()
         self._runner: web.AppRunner | None = None
+        self._site: web.SockSite | None = None
         self._reaper: asyncio.Task[None] | None = None
         self.port: int | None = None
 
@@ -127,7 +128,8 @@ class GremlinServer:
         await self._runner.setup()
         sock = _bind(self.settings.host, self.settings.port)
         self.port = sock.getsockname()[1]
-        await web.SockSite(self._runner, sock).start()
+        self._site = web.SockSite(self._runner, sock)
+        await self._site.start()
         self._reaper = asyncio.create_task(self._expire_idle_sessions())
         log.info("serving the graph on %s (auth: %s)", self.url, "on" if self._authenticator else "off")
 
@@ -135,6 +137,8 @@ class GremlinServer:
         """Stop accepting, close client connections, roll back open sessions, release the workers."""
         if self._reaper is not None:
             self._reaper.cancel()
+        if self._site is not None:
+            await self._site.stop()
         closing = [
             connection.ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
             for connection in self._connections
