@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import nbformat
 import pandas as pd
@@ -63,11 +65,24 @@ CELLS = [
 ]
 
 
+@pytest.fixture
+def this_python_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A Jupyter kernel spec running this test's Python (the project's virtualenv), whatever else is installed."""
+    spec = tmp_path / "kernels" / "lineage-test"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(
+        json.dumps({"argv": argv, "display_name": "lineage test", "language": "python"})
+    )
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    return "lineage-test"
+
+
 @pytest.mark.slow
-def test_notebook_runs_gremlin_cells() -> None:
+def test_notebook_runs_gremlin_cells(this_python_kernel: str) -> None:
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in CELLS])
     client = NotebookClient(
-        notebook, kernel_name="python3", timeout=60, resources={"metadata": {"path": str(REPO)}}
+        notebook, kernel_name=this_python_kernel, timeout=60, resources={"metadata": {"path": str(REPO)}}
     )
     with pytest.raises(CellExecutionError, match="unknown step 'outt'"):
         client.execute()  # the last cell's bad traversal fails the cell, as a notebook run in CI must notice

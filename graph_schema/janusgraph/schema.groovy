@@ -10,6 +10,8 @@ if (!mgmt.containsPropertyKey('createBy')) mgmt.makePropertyKey('createBy').data
 if (!mgmt.containsPropertyKey('version')) mgmt.makePropertyKey('version').dataType(Integer.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('dataType')) mgmt.makePropertyKey('dataType').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('datasetKind')) mgmt.makePropertyKey('datasetKind').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
+if (!mgmt.containsPropertyKey('partitionBytes')) mgmt.makePropertyKey('partitionBytes').dataType(Long.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
+if (!mgmt.containsPropertyKey('retentionDays')) mgmt.makePropertyKey('retentionDays').dataType(Integer.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('operation')) mgmt.makePropertyKey('operation').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('queryText')) mgmt.makePropertyKey('queryText').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('user')) mgmt.makePropertyKey('user').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()

@@ -20,6 +20,7 @@ GROUPS: dict[str, str] = {
     "impact": "trace_commands",
     "labels": "labels_commands",
     "trace": "trace_commands",
+    "ttl": "ttl_commands",
 }
 
 

@@ -54,14 +54,14 @@ def export(file: Path, graph_url: str | None) -> None:
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @p.graph_url
 @p.batch_size
-@click.option(
+@p.option(
     "--id-strategy",
     type=click.Choice([s.value for s in IdStrategy]),
     default=None,
     help="keep: write the file's ids (default for embedded graphs); generate: let the graph pick ids "
     "(default for ws:// servers such as JanusGraph).",
 )
-@click.option(
+@p.option(
     "--skip-bad",
     is_flag=True,
     help="Keep unreadable or rejected lines aside in FILE.bad.jsonl (line, reason, text) and go on.",

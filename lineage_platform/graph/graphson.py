@@ -469,6 +469,10 @@ def import_graph(
     path = Path(path)
     if not path.is_file():
         raise GraphError(f"no such file: {path}", hint="pass the path of a GraphSON 3.0 file")
+    if id_strategy not in {s.value for s in IdStrategy}:
+        raise GraphError(f"unknown id strategy {id_strategy!r}", hint="use 'keep' or 'generate'")
+    if batch_size < 1:
+        raise GraphError(f"batch size must be at least 1, got {batch_size}", hint="pass --batch-size 100")
     keep_ids = IdStrategy(id_strategy) is IdStrategy.KEEP
     bad = _BadLines(Path(bad_lines_file) if bad_lines_file else None)
     total = path.stat().st_size

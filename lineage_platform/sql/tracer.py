@@ -31,6 +31,8 @@ _ALIAS_CLAUSES = (exp.Order, exp.Having, exp.Group, exp.Qualify, exp.Sort, exp.C
 _NO_VALUE = (exp.Literal, exp.Null, exp.Boolean, exp.Star, exp.Parameter, exp.Placeholder, exp.Var)
 _JSON_EXTRACTS = (exp.JSONExtract, exp.JSONExtractScalar)
 _JSON_TUPLE = "json_tuple"
+_OPERATORS = (exp.Binary, exp.Unary, exp.Connector)
+"""Operators whose operands all flow the same way into their result."""
 
 IssueReporter = Callable[[str, exp.Expr], None]
 _FILTER = Usage("weak", "FILTER")
@@ -157,8 +159,19 @@ class Tracer:
             return self.flows(scope, node.this, usage.keyed(_as_key_path(node.expression.name)))
         if isinstance(node, exp.Func):
             return self._function(scope, node, usage)
-        inner = usage.transformed()
-        return [f for child in node.iter_expressions() for f in self.flows(scope, child, inner)]
+        return self._operands(scope, node, usage.transformed())
+
+    def _operands(self, scope: Scope, node: exp.Expr, usage: Usage) -> list[Flow]:
+        """Flows under an operator (``+``, ``AND``, ``=``, …); operator chains are walked without recursion."""
+        found: list[Flow] = []
+        pending = list(reversed(list(node.iter_expressions())))
+        while pending:
+            child = pending.pop()
+            if isinstance(child, _OPERATORS) and not isinstance(child, (exp.Func, exp.Dot)):
+                pending.extend(reversed(list(child.iter_expressions())))
+            else:
+                found.extend(self.flows(scope, child, usage))
+        return found
 
     def clause_flows(self, scope: Scope) -> list[Flow]:
         """Weak flows of the clauses of ``scope`` that restrict, group or order every output row."""

@@ -136,6 +136,11 @@ def test_compare_numbers_by_value_and_doubles_within_tolerance():
     assert canonical(float("nan")) == canonical(float("nan"))
 
 
+def test_compare_enums_by_name_whatever_the_python_spelling():
+    assert canonical(T.id_) == canonical(T.id) != canonical(T.label)
+    assert canonical(Direction.from_) == canonical(Direction.OUT)
+
+
 def test_compare_elements_by_id_and_paths_without_labels():
     assert canonical(Vertex(1, "person")) == canonical(Vertex(1, "vertex"))
     assert canonical(Vertex(1)) != canonical(Edge(1, Vertex(1), "x", Vertex(2)))

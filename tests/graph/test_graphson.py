@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from lineage_platform.cli.graph_io_commands import export, import_
+from lineage_platform.errors import GraphError
 from lineage_platform.graph.connect import connect
 from lineage_platform.graph.graphson import (
     GraphSONFormatError,
@@ -130,6 +131,17 @@ def _file_with_bad_lines(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [({"id_strategy": "reuse"}, "unknown id strategy"), ({"batch_size": 0}, "batch size must be at least 1")],
+)
+def test_bad_options_are_refused_before_writing(options, message):
+    g = connect("memory:")
+    with pytest.raises(GraphError, match=message):
+        import_graph(g, DATA / "tinkerpop-modern.json", **options)
+    assert g.V().count().next() == 0
+
+
 def test_bad_line_stops_the_import_without_skip_bad(tmp_path):
     with pytest.raises(GraphSONFormatError, match="line 3: not JSON"):
         import_graph(connect("memory:"), _file_with_bad_lines(tmp_path))
@@ -160,3 +172,12 @@ def test_cli_import_and_export(tmp_path):
     assert exported.exit_code == 0, exported.output
     assert "exported 6 vertices and 14 edges" in exported.output
     assert graph_elements(out) == graph_elements(DATA / "tinkerpop-crew.json")
+
+
+def test_cli_import_skip_bad_reports_the_side_file(tmp_path):
+    source = _file_with_bad_lines(tmp_path)
+    result = CliRunner().invoke(import_, [str(source), "--graph", "memory:", "--skip-bad"])
+    assert result.exit_code == 0, result.output
+    side = source.with_name(source.name + ".bad.jsonl")
+    assert f"2 bad lines kept in {side}" in result.output.replace("\n", "")
+    assert len(side.read_text().splitlines()) == 2

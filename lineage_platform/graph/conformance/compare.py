@@ -55,7 +55,7 @@ def canonical(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return ("list", tuple(canonical(item) for item in value))
     if isinstance(value, Enum):
-        return ("enum", type(value).__name__, value.value)
+        return ("enum", type(value).__name__, value.name.rstrip("_"))  # T.id_ is T.id
     if isinstance(value, datetime):
         return ("datetime", value.timestamp())
     return (type(value).__name__, repr(value))

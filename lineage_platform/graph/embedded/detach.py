@@ -10,6 +10,9 @@ from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPro
 from lineage_platform.graph.embedded.values import MapEntry
 
 
+_PRIMITIVES = frozenset({str, int, float, bool})
+
+
 def _vertex(v: VertexRec) -> Vertex:
     return Vertex(v.id, v.label)
 
@@ -27,7 +30,7 @@ def _hashable(value: Any) -> Any:
 
 def detach(value: Any) -> Any:
     """A detached copy of ``value``: stored elements become gremlinpython references, containers are copied."""
-    if value is None or isinstance(value, (str, int, float, bool)):
+    if value is None or type(value) in _PRIMITIVES:
         return value
     if isinstance(value, VertexRec):
         return _vertex(value)

@@ -143,14 +143,20 @@ def _advance(frontier: dict[VertexRec, int], hops: list[Hop]) -> dict[VertexRec,
     for directions, labels in hops:
         reached: dict[VertexRec, int] = {}
         get = reached.get
-        for v, bulk in frontier.items():
-            for attribute, end in directions:
-                adjacency = getattr(v, attribute)
-                buckets = [adjacency.get(label) for label in labels] if labels else list(adjacency.values())
+        for attribute, end in directions:
+            upstream = end == "out_v"
+            single = labels[0] if len(labels) == 1 else None
+            for v, bulk in frontier.items():
+                adjacency = v.in_e if upstream else v.out_e
+                if single is not None:
+                    bucket = adjacency.get(single)
+                    buckets = (bucket,) if bucket else ()
+                else:
+                    buckets = [adjacency.get(label) for label in labels] if labels else list(adjacency.values())
                 for bucket in buckets:
                     if not bucket:
                         continue
-                    if end == "out_v":
+                    if upstream:
                         for e in bucket.values():
                             u = e.out_v
                             reached[u] = get(u, 0) + bulk

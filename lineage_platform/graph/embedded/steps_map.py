@@ -57,6 +57,11 @@ def compile_properties(call: StepCall, c: Compiler) -> StepFn:
 
 def _token_step(token: T) -> Any:
     def compile_token(call: StepCall, c: Compiler) -> StepFn:
+        if token == T.id:
+            element_types = (VertexRec, EdgeRec, VertexPropRec)
+            return lambda travs: (
+                t.split(t.obj.id if type(t.obj) in element_types else token_value(t.obj, token, "id")) for t in travs
+            )
         return lambda travs: (t.split(token_value(t.obj, token, call.name)) for t in travs)
 
     return compile_token
