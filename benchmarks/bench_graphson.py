@@ -3,7 +3,9 @@
 Baselines measured in the same run:
 - parse only: reading every line into records (the floor any import pays);
 - one element per traversal: the obvious import, one ``addV`` per vertex and one ``addE`` per edge;
-against the project's batched `import_graph`, and `export_graph`.
+against the project's batched `import_graph`, and `export_graph`; once in process and once through
+``lineage graph serve`` (WebSocket + GraphBinary, as a JanusGraph Server is reached), where round trips
+count.
 
 Usage: ``python benchmarks/bench_graphson.py [COPIES]`` — the Grateful Dead graph (808 vertices, 8049
 edges) repeated COPIES times with shifted ids (default 1; env BENCH_GRAPHSON_COPIES).
@@ -18,10 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from gremlin_python.process.graph_traversal import GraphTraversalSource, __
+from gremlin_python.process.graph_traversal import GraphTraversalSource
 from gremlin_python.process.traversal import T
+from gremlin_python.structure.graph import Vertex
 
-from lineage_platform.graph.connect import connect
+from lineage_platform.graph.connect import close_all, connect
+from lineage_platform.graph.embedded.engine import EmbeddedGraph
+from lineage_platform.graph.embedded.server.server import BackgroundServer
 from lineage_platform.graph.graphson import export_graph, import_graph, parse_vertex_line
 
 GRATEFUL = (
@@ -61,7 +66,7 @@ def one_element_per_traversal(g: GraphTraversalSource, path: Path) -> None:
         t.iterate()
     for record in records:
         for edge in record.out_edges:
-            t = g.add_e(edge.label).from_(__.V(record.id)).to(__.V(edge.other)).property(T.id, edge.id)
+            t = g.add_e(edge.label).from_(Vertex(record.id)).to(Vertex(edge.other)).property(T.id, edge.id)
             for key, value in edge.properties.items():
                 t = t.property(key, value)
             t.iterate()
@@ -73,28 +78,55 @@ def _timed(action) -> float:
     return time.perf_counter() - started
 
 
-def main() -> None:
-    """Run the measurements and print the table."""
-    copies = int(sys.argv[1]) if len(sys.argv) > 1 else int(os.environ.get("BENCH_GRAPHSON_COPIES", "1"))
-    with tempfile.TemporaryDirectory() as folder:
-        path = make_input(copies, Path(folder))
-        lines = path.read_text().splitlines()
-        parse = _timed(lambda: [parse_vertex_line(line) for line in lines])
-        naive = _timed(lambda: one_element_per_traversal(connect("memory:"), path))
-        g = connect("memory:")
-        batched = _timed(lambda: import_graph(g, path, batch_size=200))
-        exported = _timed(lambda: export_graph(g, Path(folder) / "out.json"))
-    vertices, edges = 808 * copies, 8049 * copies
-    print(f"GraphSON on the embedded engine: {vertices} vertices, {edges} edges")
-    print(f"{'measurement':<40} {'seconds':>8} {'elements/s':>11} {'vs batched import':>18}")
-    for name, seconds in [
-        ("parse only (floor)", parse),
+def _measure(open_graph, path: Path, folder: Path) -> list[tuple[str, float]]:
+    """Naive and batched import, then export, each on a fresh graph from `open_graph()`."""
+    naive = _timed(lambda: one_element_per_traversal(open_graph(), path))
+    g = open_graph()
+    batched = _timed(lambda: import_graph(g, path, batch_size=200))
+    exported = _timed(lambda: export_graph(g, folder / "out.json"))
+    copies = len(path.read_text().splitlines()) // 808
+    if (g.V().count().next(), g.E().count().next()) != (808 * copies, 8049 * copies):
+        raise SystemExit("the batched import did not write the whole graph")
+    return [
         ("import, one element per traversal", naive),
         ("import_graph (batched)", batched),
         ("export_graph", exported),
-    ]:
-        rate = (vertices + edges) / seconds
-        print(f"{name:<40} {seconds:>8.2f} {rate:>11,.0f} {seconds / batched:>17.2f}x")
+    ]
+
+
+def _print_table(title: str, rows: list[tuple[str, float]], elements: int) -> None:
+    batched = dict(rows)["import_graph (batched)"]
+    print(title)
+    print(f"  {'measurement':<38} {'seconds':>8} {'elements/s':>11} {'vs batched import':>18}")
+    for name, seconds in rows:
+        print(f"  {name:<38} {seconds:>8.2f} {elements / seconds:>11,.0f} {seconds / batched:>17.2f}x")
+
+
+def main() -> None:
+    """Run the measurements and print the tables: in process, and through `lineage graph serve`."""
+    copies = int(sys.argv[1]) if len(sys.argv) > 1 else int(os.environ.get("BENCH_GRAPHSON_COPIES", "1"))
+    elements = (808 + 8049) * copies
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        path = make_input(copies, folder)
+        lines = path.read_text().splitlines()
+        parse = ("parse only (floor)", _timed(lambda: [parse_vertex_line(line) for line in lines]))
+        in_process = _measure(lambda: connect("memory:"), path, folder)
+        servers: list[BackgroundServer] = []
+
+        def served_graph() -> GraphTraversalSource:
+            servers.append(BackgroundServer(EmbeddedGraph()).start())
+            return connect(servers[-1].url)
+
+        try:
+            remote = _measure(served_graph, path, folder)
+        finally:
+            close_all()
+            for server in servers:
+                server.stop()
+    print(f"GraphSON import/export: {808 * copies} vertices, {8049 * copies} edges")
+    _print_table("embedded engine, in process (memory:)", [parse, *in_process], elements)
+    _print_table("embedded engine behind lineage graph serve (ws://, GraphBinary)", remote, elements)
 
 
 if __name__ == "__main__":

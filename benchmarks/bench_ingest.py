@@ -19,9 +19,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lineage_platform.graph import connect
+from lineage_platform.graph import close_all, connect
 from lineage_platform.graph.writer import LineageWriter
 from lineage_platform.ingest.bulk_load import LoadOptions, bulk_load, parse_statement
+from lineage_platform.ingest.catalog_index import CatalogIndex
 from lineage_platform.ingest.readers import read_text
 from lineage_platform.ingest.records import FAILED, QueryRecord
 from lineage_platform.ingest.sample_logs import generate_sample
@@ -63,7 +64,8 @@ def plain_loop(logs: Path, schema: dict, graph_url: str) -> Measure:
                 statements += 1
                 distinct.setdefault(statement.key, (statement, []))[1].append(run)
     parse_started = time.perf_counter()
-    parsed = [parse_statement(statement, runs, schema) for statement, runs in distinct.values()]
+    catalog = CatalogIndex(schema)
+    parsed = [parse_statement(statement, runs, catalog) for statement, runs in distinct.values()]
     parse_seconds = time.perf_counter() - parse_started
     pairs: list[tuple[object, RunInfo]] = [
         (lineage, run) for item in parsed for lineage in item.lineage for run in item.runs
@@ -133,6 +135,7 @@ def main() -> None:
         session(args.master)
         startup = time.perf_counter() - started
         project = spark_load(logs, schema, f"embedded:{root / 'graph-spark'}", root / "state", args.master)
+        close_all()  # before the scratch folder goes
         print(_table([baseline, project], baseline))
         print(
             f"(Spark session start-up, not in the figures above: {startup:.1f} s; parse % is executor time summed over tasks)"

@@ -30,6 +30,8 @@ FOOTNOTES = (
     "positional or column-list mapping); sqllineage maps positions through the catalog.",
     "Temporary views/tables are resolved through to base columns by the scorer for every tool alike; "
     "self-edges (a dataset feeding itself) are not scored.",
+    "Peers get each script statement by statement with the case's default database; a tool that does "
+    "not track USE / CACHE TABLE / temporary tables loses those edges (their hops are not invented for it).",
     "`failed` counts cases where the tool raised; such a case scores as if the tool found nothing.",
 )
 

@@ -136,7 +136,7 @@ def resolve(g: GraphTraversalSource, name: str) -> dict[str, Any]:
     prefix = name.lower().split(".", 1)[0]
     candidates = (
         g.V()
-        .has("qualifiedName", TextP.startingWith(prefix))
+        .has("qualifiedName", TextP.starting_with(prefix))
         .has_label(P.within(*DATASET_LABELS, "column"))
         .values("qualifiedName")
         .limit(10_000)

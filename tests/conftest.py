@@ -26,3 +26,24 @@ def spark() -> Iterator[object]:
     spark_session = session("local[2]")
     yield spark_session
     spark_session.stop()
+
+
+@pytest.fixture(params=["in-process", "served"])
+def g(request: pytest.FixtureRequest) -> Iterator[object]:
+    """A fresh lineage graph, once in process and once through `lineage graph serve`'s protocol server."""
+    from lineage_platform.graph import connect, disconnect
+
+    if request.param == "in-process":
+        yield connect("memory:")
+        return
+    from lineage_platform.graph.connect import open_embedded
+    from lineage_platform.graph.embedded.server import BackgroundServer, ServerSettings
+
+    graph = open_embedded(None)
+    server = BackgroundServer(graph, ServerSettings(port=0)).start()
+    source = connect(server.url)
+    try:
+        yield source
+    finally:
+        disconnect(source)
+        server.stop()

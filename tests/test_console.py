@@ -60,6 +60,7 @@ def test_terminal_steps(session: GremlinSession) -> None:
     assert [(r.values, r.single) for r in results] == [([2], True), ([True], True), ([None], True)]
     assert run(session, "g.V().values('name').order().next(1)") == [["orders"]]
     assert run(session, "g.V().label().toSet()") == [["table"]]
+    assert run(session, "g.V().valueMap('name').by(constant(1)).toSet()") == [[{"name": 1}]]
     assert run(session, "g.addV('process').iterate(); g.V().count()") == [[], [3]]
 
 

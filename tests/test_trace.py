@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
 
 from lineage_platform.errors import GraphError
-from lineage_platform.graph import connect
 from lineage_platform.graph.writer import LineageWriter
 from lineage_platform.model import ColumnEdge, Dataset, StatementLineage
 from lineage_platform.sql import extract_lineage
@@ -16,9 +16,8 @@ from lineage_platform.trace import trace
 PAPER = Path(__file__).parent / "fixtures" / "dag_provenance_paper.sql"
 
 
-@pytest.fixture(scope="module")
-def paper_graph():
-    g = connect("memory:")
+@pytest.fixture
+def paper_graph(g):
     LineageWriter(g).write(extract_lineage(PAPER.read_text()))
     return g
 
@@ -69,7 +68,7 @@ def test_paper_example_column_level(paper_graph) -> None:
 def _chain(length: int, *, cycle: bool = False) -> list[StatementLineage]:
     statements = []
     names = [f"db.t{i}" for i in range(length)]
-    pairs = list(zip(names, names[1:]))
+    pairs = list(itertools.pairwise(names))
     if cycle:
         pairs.append((names[-1], names[0]))
     for index, (source, target) in enumerate(pairs):
@@ -86,8 +85,7 @@ def _chain(length: int, *, cycle: bool = False) -> list[StatementLineage]:
     return statements
 
 
-def test_deep_chain_has_no_small_depth_cap_and_depth_limits_hops() -> None:
-    g = connect("memory:")
+def test_deep_chain_has_no_small_depth_cap_and_depth_limits_hops(g) -> None:
     LineageWriter(g).write(_chain(26))
     full = trace(g, "db.t25", direction="up")
     assert len(full.nodes) == 26 and max(n.depth for n in full.nodes.values()) == 25
@@ -96,16 +94,14 @@ def test_deep_chain_has_no_small_depth_cap_and_depth_limits_hops() -> None:
     assert len(trace(g, "db.t25", direction="up", depth=3).nodes) == 4
 
 
-def test_cycles_across_runs_terminate() -> None:
-    g = connect("memory:")
+def test_cycles_across_runs_terminate(g) -> None:
     LineageWriter(g).write(_chain(4, cycle=True))
     both = trace(g, "db.t1", direction="both")
     assert _names(both) == {"db.t0", "db.t1", "db.t2", "db.t3"}
     assert "(cycle)" in trace(g, "db.t1", direction="up").to_tree()
 
 
-def test_fanout_cap_marks_has_more_and_limit_cuts_with_a_note() -> None:
-    g = connect("memory:")
+def test_fanout_cap_marks_has_more_and_limit_cuts_with_a_note(g) -> None:
     fan_in = [
         StatementLineage(
             index=i,
@@ -144,14 +140,15 @@ def test_json_dot_and_html_views(paper_graph) -> None:
     assert 'src="http' not in html and "<link" not in html  # self-contained: nothing fetched when opened
 
 
-def test_impact_lists_downstream_datasets_with_their_jobs_and_users() -> None:
+def test_impact_lists_downstream_datasets_with_their_jobs_and_users(g) -> None:
     from lineage_platform.impact import impact
     from lineage_platform.model import RunInfo
 
-    g = connect("memory:")
     writer = LineageWriter(g)
     for index, statement in enumerate(_chain(4)):
-        run = RunInfo(status="SUCCESS", user=f"user{index}", job=f"job{index}", start_time=f"2024-01-0{index + 1}")
+        run = RunInfo(
+            status="SUCCESS", user=f"user{index}", job=f"job{index}", start_time=f"2024-01-0{index + 1}"
+        )
         writer.write([statement], run)
     report = impact(g, "db.t1")
     assert [(d.qualified_name, d.hops) for d in report.impacted] == [("db.t2", 1), ("db.t3", 2)]

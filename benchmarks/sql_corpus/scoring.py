@@ -79,7 +79,7 @@ class _TempResolver:
             if output.startswith("temp::"):
                 self.inputs_of[output] |= base_inputs
                 continue
-            for source in base_inputs or {""}:
+            for source in base_inputs or ({""} if not inputs else set()):
                 if source != output:
                     into.table.add((source, output))
         for source, target in record.get("strong", ()):

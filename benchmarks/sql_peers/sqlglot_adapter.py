@@ -12,7 +12,6 @@ the module would do. Table-level inputs are the tables in the query's scopes, fr
 
 from __future__ import annotations
 
-import copy
 from importlib.metadata import version
 
 import sqlglot
@@ -20,10 +19,20 @@ from sqlglot import exp
 from sqlglot.lineage import Node, lineage
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import build_scope
+from sqlglot.schema import MappingSchema
 
 from benchmarks.sql_peers.protocol import RESULT, Statement, run_adapter, statement
 
 DIALECT = "hive"
+_schemas: dict[int, MappingSchema] = {}
+
+
+def _catalog_schema(catalog: dict) -> MappingSchema:
+    """The catalog as a sqlglot schema, built once per catalog object (never mutated)."""
+    key = id(catalog)
+    if key not in _schemas:
+        _schemas[key] = MappingSchema(catalog, dialect=DIALECT)
+    return _schemas[key]
 
 
 def _table_name(table: exp.Table) -> str:
@@ -55,21 +64,26 @@ def _leaf_columns(node: Node) -> set[str]:
     return leaves
 
 
-def _register(schema: dict, table: exp.Table, columns: list[str], default_db: str | None) -> None:
-    """Add a table the script creates to the (per-case) schema."""
+def _with_table(
+    schema: MappingSchema, table: exp.Table, columns: list[str], default_db: str | None
+) -> MappingSchema:
+    """``schema`` plus a table the script creates; the shared catalog schema is copied, never changed."""
+    if any(schema is shared for shared in _schemas.values()):
+        schema = schema.copy()
     db = table.db or default_db or "default"
-    schema.setdefault(db, {})[table.name] = dict.fromkeys(columns, "string")
+    schema.add_table(f"{db}.{table.name}", dict.fromkeys(columns, "string"), dialect=DIALECT)
+    return schema
 
 
 def analyse(sql: str, default_db: str | None, catalog: dict) -> list[Statement]:
     """Lineage of every statement of ``sql`` in the protocol's normalized form."""
-    schema = copy.deepcopy(catalog)
+    schema = _catalog_schema(catalog)
     records = []
     for expression in sqlglot.parse(sql, read=DIALECT):
         table, query = _target_and_query(expression) if expression else (None, None)
         if isinstance(expression, exp.Create) and isinstance(expression.this, exp.Schema):
             defined = [column.name for column in expression.this.expressions]
-            _register(schema, expression.this.this, defined, default_db)
+            schema = _with_table(schema, expression.this.this, defined, default_db)
         if query is None:
             records.append(statement([], [], [], []))
             continue
@@ -92,7 +106,7 @@ def analyse(sql: str, default_db: str | None, catalog: dict) -> list[Statement]:
             if isinstance(source, exp.Table)
         ]
         if table is not None and isinstance(expression, exp.Create | exp.Cache):
-            _register(schema, table, list(qualified.named_selects), default_db)
+            schema = _with_table(schema, table, list(qualified.named_selects), default_db)
         records.append(statement(inputs, [target], strong, []))
     return records
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import click
 
 from lineage_platform.cli import params as p
+from lineage_platform.cli.graph_io_commands import export as export_graph
+from lineage_platform.cli.graph_io_commands import import_ as import_graph
+from lineage_platform.cli.serve_commands import serve
 
 
 @click.group()
@@ -33,3 +36,8 @@ def init(graph_url: str | None, print_janusgraph: bool) -> None:
     )
     if report.server_reply:
         click.echo(f"server: {report.server_reply}")
+
+
+graph.add_command(serve)
+graph.add_command(export_graph)
+graph.add_command(import_graph)

@@ -37,9 +37,16 @@ class StatementResult:
 def _distinct(values: list[Any]) -> list[Any]:
     """``toSet()`` results in first-seen order; works for unhashable results such as maps."""
     distinct: list[Any] = []
+    seen: set[Any] = set()
     for value in values:
-        if value not in distinct:
-            distinct.append(value)
+        try:
+            if value in seen:
+                continue
+            seen.add(value)
+        except TypeError:  # maps and lists: compare with what was kept so far
+            if value in distinct:
+                continue
+        distinct.append(value)
     return distinct
 
 

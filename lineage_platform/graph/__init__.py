@@ -4,6 +4,6 @@ Outside this package nothing imports ``graph.embedded`` or a transport: product 
 with the gremlinpython ``GraphTraversalSource`` it returns.
 """
 
-from lineage_platform.graph.connect import close_all, connect
+from lineage_platform.graph.connect import close_all, connect, disconnect
 
-__all__ = ["close_all", "connect"]
+__all__ = ["close_all", "connect", "disconnect"]

@@ -128,6 +128,17 @@ def connect(url: str | None = None) -> GraphTraversalSource:
     )
 
 
+def disconnect(g: GraphTraversalSource) -> None:
+    """Close the connection behind ``g`` (an embedded graph itself stays open for other sources)."""
+    for strategy in g.traversal_strategies.traversal_strategies:
+        connection = getattr(strategy, "remote_connection", None)
+        if connection is not None:
+            connection.close()
+            with _lock:
+                if connection in _remote:
+                    _remote.remove(connection)
+
+
 def close_all() -> None:
     """Close every graph and connection this process opened (also run at exit)."""
     with _lock:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any
@@ -377,76 +377,149 @@ class _BadLines:
             self._handle.close()
 
 
-def _add_vertex(
-    t: GraphTraversal | GraphTraversalSource, vertex: VertexRecord, keep_ids: bool
-) -> GraphTraversal:
-    step = t.add_v(vertex.label)
+def _add_vertex(vertex: VertexRecord, keep_ids: bool) -> GraphTraversal:
+    """An anonymous traversal creating `vertex` with its properties and returning its id."""
+    step = __.add_v(vertex.label)
     if keep_ids:
         step = step.property(T.id, vertex.id)
     counts: dict[str, int] = {}
     for prop in vertex.properties:
         counts[prop.key] = counts.get(prop.key, 0) + 1
     for prop in vertex.properties:
-        extra = [item for pair in prop.meta.items() for item in pair]
+        meta = [item for pair in prop.meta.items() for item in pair]
         if counts[prop.key] > 1:
-            step = step.property(Cardinality.list_, prop.key, prop.value, *extra)
+            step = step.property(Cardinality.list_, prop.key, prop.value, *meta)
         else:
-            step = step.property(prop.key, prop.value, *extra)
-    return step
+            step = step.property(prop.key, prop.value, *meta)
+    return step.id_()
+
+
+def _add_edge(out_id: Any, edge: EdgeRecord, keep_ids: bool) -> GraphTraversal:
+    """An anonymous traversal creating `edge` (ends as vertex references, which every Gremlin server
+    resolves by id) and returning its id."""
+    step = __.add_e(edge.label).from_(Vertex(out_id)).to(Vertex(edge.other))
+    if keep_ids:
+        step = step.property(T.id, edge.id)
+    for key, value in edge.properties.items():
+        step = step.property(key, value)
+    return step.id_()
+
+
+def _run_side_by_side(g: GraphTraversalSource, writes: list[GraphTraversal]) -> list[Any]:
+    """Run several element-creating traversals in one request, as the ``by()`` branches of one
+    ``project()``; this stays flat however many there are (chaining ``addV().addV()...`` nests one step
+    per element, which deep batches cannot afford). Returns each traversal's result, in order."""
+    keys = [str(index) for index in range(len(writes))]
+    traversal = g.inject(0).project(*keys)
+    for write in writes:
+        traversal = traversal.by(write)
+    row = traversal.next()
+    return [row[key] for key in keys]
 
 
 def _write_vertices(
     g: GraphTraversalSource, batch: list[tuple[int, str, VertexRecord]], keep_ids: bool
 ) -> dict[Any, Any]:
-    """Create a batch of vertices in one traversal; return old id -> new id."""
-    t: GraphTraversal | GraphTraversalSource = g
-    for index, (_, _, vertex) in enumerate(batch):
-        t = _add_vertex(t, vertex, keep_ids).as_(f"v{index}")
-    labels = [f"v{index}" for index in range(len(batch))]
-    if len(labels) == 1:
-        new_ids = [t.id_().next()]
-    else:
-        row = t.select(*labels).by(__.id_()).next()
-        new_ids = [row[label] for label in labels]
+    """Create a batch of vertices in one request; return old id -> new id."""
+    new_ids = _run_side_by_side(g, [_add_vertex(vertex, keep_ids) for _, _, vertex in batch])
     return {vertex.id: new_id for (_, _, vertex), new_id in zip(batch, new_ids)}
 
 
 def _write_edges(
     g: GraphTraversalSource, batch: list[tuple[int, str, Any, EdgeRecord]], keep_ids: bool
 ) -> None:
-    """Create a batch of edges (out vertex new id, edge) in one traversal; the ends go as vertex
-    references, which every Gremlin server resolves by id."""
-    t: GraphTraversal | GraphTraversalSource = g
-    for _, _, out_id, edge in batch:
-        t = t.add_e(edge.label).from_(Vertex(out_id)).to(Vertex(edge.other))
-        if keep_ids:
-            t = t.property(T.id, edge.id)
-        for key, value in edge.properties.items():
-            t = t.property(key, value)
-    t.iterate()
+    """Create a batch of edges, each given as (line, text, new out-vertex id, edge), in one request."""
+    _run_side_by_side(g, [_add_edge(out_id, edge, keep_ids) for _, _, out_id, edge in batch])
 
 
 # what a graph raises when it refuses a write: the embedded engine's errors, or a Gremlin Server's reply
 _REJECTED = (GraphError, GremlinServerError)
 
 
-def _flush(write: Callable[[list[Any]], None], batch: list[Any], bad: _BadLines) -> int:
-    """Write a batch and return how many items made it; when bad lines are kept aside and the batch
-    fails, retry item by item so only the rejected items (each is (line, text, ...)) go to the side file."""
+def _flush(write: Callable[[list[Any]], None], batch: list[Any], bad: _BadLines) -> None:
+    """Write a batch; when bad lines are kept aside and the batch fails, retry item by item so only the
+    rejected items (each one is ``(line, text, ...)``) go to the side file."""
     try:
         write(batch)
-        return len(batch)
+        return
     except _REJECTED:
         if bad.path is None:
             raise
-    written = 0
     for item in batch:
         try:
             write([item])
-            written += 1
         except _REJECTED as exc:
             bad.keep(item[0], f"rejected by the graph: {exc}", item[1])
-    return written
+
+
+@dataclass
+class _ImportRun:
+    """One import: the graph, the file, the settings, and what has been written so far."""
+
+    g: GraphTraversalSource
+    path: Path
+    batch_size: int
+    keep_ids: bool
+    bad: _BadLines
+    progress: ProgressCallback | None
+    id_map: dict[Any, Any] = field(default_factory=dict)  # file vertex id -> graph vertex id
+    unreadable: set[int] = field(default_factory=set)  # line numbers kept aside in the first pass
+    edges_written: int = 0
+
+    def _report(self, phase: str, done: int) -> None:
+        if self.progress:
+            self.progress(phase, done, self.path.stat().st_size)
+
+    def _write_vertices(self, batch: list[tuple[int, str, VertexRecord]]) -> None:
+        self.id_map.update(_write_vertices(self.g, batch, self.keep_ids))
+
+    def _write_edges(self, batch: list[tuple[int, str, Any, EdgeRecord]]) -> None:
+        _write_edges(self.g, batch, self.keep_ids)
+        self.edges_written += len(batch)
+
+    def vertex_pass(self) -> None:
+        """First pass: every readable line becomes a vertex, `batch_size` per traversal."""
+        batch: list[tuple[int, str, VertexRecord]] = []
+        for number, done, text in _numbered_lines(self.path):
+            try:
+                batch.append((number, text, parse_vertex_line(text, number)))
+            except GraphSONFormatError as exc:
+                if self.bad.path is None:
+                    raise
+                self.bad.keep(number, exc.reason, text)
+                self.unreadable.add(number)
+            if len(batch) >= self.batch_size:
+                _flush(self._write_vertices, batch, self.bad)
+                batch = []
+                self._report("vertices", done)
+        if batch:
+            _flush(self._write_vertices, batch, self.bad)
+        self._report("vertices", self.path.stat().st_size)
+
+    def edge_pass(self) -> None:
+        """Second pass: the ``outE`` edges of every imported vertex, to ends that were imported too."""
+        batch: list[tuple[int, str, Any, EdgeRecord]] = []
+        for number, done, text in _numbered_lines(self.path):
+            if number in self.unreadable:
+                continue
+            vertex = parse_vertex_line(text, number)
+            if vertex.id not in self.id_map:
+                continue  # the graph rejected this vertex; its line is already kept aside
+            for edge in vertex.out_edges:
+                if edge.other not in self.id_map:
+                    reason = f"edge {edge.id!r} goes to vertex {edge.other!r}, which was not imported"
+                    self.bad.keep(number, reason, text)
+                    continue
+                batch.append(
+                    (number, text, self.id_map[vertex.id], replace(edge, other=self.id_map[edge.other]))
+                )
+            if len(batch) >= self.batch_size:
+                _flush(self._write_edges, batch, self.bad)
+                batch = []
+                self._report("edges", done)
+        if batch:
+            _flush(self._write_edges, batch, self.bad)
+        self._report("edges", self.path.stat().st_size)
 
 
 def import_graph(
@@ -459,11 +532,11 @@ def import_graph(
 ) -> ImportSummary:
     """Load a GraphSON 3.0 file (one vertex per line) into the graph behind `g`.
 
-    Vertex-property ids are always chosen by the graph (JanusGraph cannot take them, and TinkerPop's
-    data files only number them). Vertices are written first, `batch_size` per traversal; the edges follow in a second pass over the
-    file, taken from each vertex's ``outE`` so every edge is written once. With ``bad_lines_file`` a line
-    that cannot be read or written is recorded there (line number, reason, text) and the import goes on;
-    without it the first bad line raises `GraphSONFormatError`.
+    Vertices are written first, `batch_size` per traversal; the edges follow in a second pass over the
+    file, taken from each vertex's ``outE`` so every edge is written once. Vertex-property ids are always
+    chosen by the graph (JanusGraph cannot take them). With ``bad_lines_file`` a line that cannot be read
+    or written is recorded there (line number, reason, text) and the import goes on; without it the first
+    bad line raises `GraphSONFormatError`.
     """
     started = time.perf_counter()
     path = Path(path)
@@ -473,75 +546,17 @@ def import_graph(
         raise GraphError(f"unknown id strategy {id_strategy!r}", hint="use 'keep' or 'generate'")
     if batch_size < 1:
         raise GraphError(f"batch size must be at least 1, got {batch_size}", hint="pass --batch-size 100")
-    keep_ids = IdStrategy(id_strategy) is IdStrategy.KEEP
     bad = _BadLines(Path(bad_lines_file) if bad_lines_file else None)
-    total = path.stat().st_size
-    id_map: dict[Any, Any] = {}
-    bad_vertex_lines: set[int] = set()
-    edges = 0
+    run = _ImportRun(g, path, batch_size, IdStrategy(id_strategy) is IdStrategy.KEEP, bad, progress)
     try:
-        vertex_batch: list[tuple[int, str, VertexRecord]] = []
-
-        def write_vertices(batch: list[tuple[int, str, VertexRecord]]) -> None:
-            id_map.update(_write_vertices(g, batch, keep_ids))
-
-        for number, done, text in _numbered_lines(path):
-            try:
-                vertex_batch.append((number, text, parse_vertex_line(text, number)))
-            except GraphSONFormatError as exc:
-                if bad.path is None:
-                    raise
-                bad.keep(number, exc.reason, text)
-                bad_vertex_lines.add(number)
-            if len(vertex_batch) >= batch_size:
-                _flush(write_vertices, vertex_batch, bad)
-                vertex_batch = []
-                if progress:
-                    progress("vertices", done, total)
-        if vertex_batch:
-            _flush(write_vertices, vertex_batch, bad)
-        if progress:
-            progress("vertices", total, total)
-
-        edge_batch: list[tuple[int, str, Any, EdgeRecord]] = []
-
-        def write_edges(batch: list[tuple[int, str, Any, EdgeRecord]]) -> None:
-            _write_edges(g, batch, keep_ids)
-
-        for number, done, text in _numbered_lines(path):
-            if number in bad_vertex_lines:
-                continue
-            vertex = parse_vertex_line(text, number)
-            if vertex.id not in id_map:
-                continue  # its vertex was rejected by the graph and is already kept aside
-            for edge in vertex.out_edges:
-                if edge.other not in id_map:
-                    bad.keep(
-                        number,
-                        f"edge {edge.id!r} goes to vertex {edge.other!r}, which was not imported",
-                        text,
-                    )
-                    continue
-                edge_batch.append((number, text, id_map[vertex.id], _retarget(edge, id_map[edge.other])))
-            if len(edge_batch) >= batch_size:
-                edges += _flush(write_edges, edge_batch, bad)
-                edge_batch = []
-                if progress:
-                    progress("edges", done, total)
-        if edge_batch:
-            edges += _flush(write_edges, edge_batch, bad)
-        if progress:
-            progress("edges", total, total)
+        run.vertex_pass()
+        run.edge_pass()
     finally:
         bad.close()
     return ImportSummary(
-        vertices=len(id_map),
-        edges=edges,
+        vertices=len(run.id_map),
+        edges=run.edges_written,
         skipped=bad.count,
         seconds=time.perf_counter() - started,
         bad_lines_file=bad.path if bad.count else None,
     )
-
-
-def _retarget(edge: EdgeRecord, new_other: Any) -> EdgeRecord:
-    return EdgeRecord(edge.id, edge.label, new_other, edge.properties)

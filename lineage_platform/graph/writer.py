@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from gremlin_python.process.graph_traversal import GraphTraversalSource, __
 from gremlin_python.process.traversal import Direction, Merge, T
+from gremlin_python.statics import long
 
 from lineage_platform.model import RESULT_DATASET
 
@@ -197,7 +198,8 @@ class LineageWriter:
 
     def _flush(self, batch: _Batch) -> WriteSummary:
         started = time.perf_counter()
-        token = time.time_ns() // 1000  # createTime marks what this flush created (micro-second resolution)
+        # createTime marks what this flush created (micro-seconds; a Long, as the schema and GraphBinary want)
+        token = long(time.time_ns() // 1000)
         summary = WriteSummary(statements=batch.statements)
         missing = [key for key in batch.vertices if key not in self._ids]
         for chunk in _chunks(missing, self.batch_size):

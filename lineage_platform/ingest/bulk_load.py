@@ -30,15 +30,19 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lineage_platform.config import load_settings
+from lineage_platform.ingest.catalog_index import CatalogIndex
 from lineage_platform.ingest.readers import AUTO, read_text, reader_for
 from lineage_platform.ingest.records import FAILED, BadRecord
 from lineage_platform.ingest.spark import session
 from lineage_platform.ingest.state import LoadState, fingerprint, list_inputs
 from lineage_platform.ingest.statements import Statement, prepare_query
 from lineage_platform.model import RunInfo, StatementLineage
+
+if TYPE_CHECKING:
+    from lineage_platform.graph.writer import LineageWriter
 
 DEFAULT_CHECKPOINT_EVERY = 200
 _TALLY = "tally"  # key of the per-partition counts; statement keys are hex digests, so never equal
@@ -134,7 +138,7 @@ def read_partition(
     files: Iterable[tuple[str, str]], fmt: str, default_db: str | None
 ) -> Iterator[tuple[str, Any]]:
     """Runs of lineage statements in one partition's logs, as ``(key, (statement, (run,)))``, then one
-    ``(_TALLY, (counts, bad records))`` item with what the partition dropped and why."""
+    ``(_TALLY, (counts, bad records))`` item; the counts are named like the LoadSummary fields they add to."""
     counts: Counter[str] = Counter()
     bad: list[dict[str, Any]] = []
     for uri, text in files:
@@ -161,20 +165,24 @@ def batch_of(key: str, batches: int) -> int:
     return int(key[:12], 16) % batches
 
 
-def _merge_runs(left: tuple[Statement, tuple[RunInfo, ...]], right: tuple[Statement, tuple[RunInfo, ...]]):
+_Runs = tuple[Statement, tuple[RunInfo, ...]]
+
+
+def _merge_runs(left: _Runs, right: _Runs) -> _Runs:
     return left[0], left[1] + right[1]
 
 
-def parse_statement(
-    statement: Statement, runs: Iterable[RunInfo], schema: Mapping[str, Any] | None
-) -> ParsedStatement:
+def parse_statement(statement: Statement, runs: Iterable[RunInfo], catalog: CatalogIndex) -> ParsedStatement:
     """The lineage of one distinct statement; any failure is kept as the reason, never raised."""
     from lineage_platform.sql import extract_lineage
 
     ordered = tuple(sorted(runs, key=lambda run: (run.start_time or "", run.source or "")))
     try:
         lineage = extract_lineage(
-            statement.sql, schema=schema, dialect=statement.dialect, default_db=statement.default_db
+            statement.sql,
+            schema=catalog.subset(statement.sql),
+            dialect=statement.dialect,
+            default_db=statement.default_db,
         )
     except Exception as exc:  # a bulk load keeps going: any parser failure becomes a rejected statement
         return ParsedStatement(statement, ordered, (), f"{type(exc).__name__}: {exc}")
@@ -188,13 +196,12 @@ def parse_statement(
     return ParsedStatement(statement, ordered, useful)
 
 
-def parse_batch(
-    number: int, items: Iterable[tuple[str, tuple[Statement, tuple[RunInfo, ...]]]], schema
-) -> ParsedBatch:
+def parse_batch(number: int, items: Iterable[tuple[str, _Runs]], catalog: CatalogIndex) -> ParsedBatch:
     """Parse the statements of one batch, in key order."""
     started = time.perf_counter()
     parsed = tuple(
-        parse_statement(statement, runs, schema) for _, (statement, runs) in sorted(items, key=lambda i: i[0])
+        parse_statement(statement, runs, catalog)
+        for _, (statement, runs) in sorted(items, key=lambda i: i[0])
     )
     return ParsedBatch(number, parsed, time.perf_counter() - started)
 
@@ -209,7 +216,7 @@ def _rejected_row(item: ParsedStatement) -> dict[str, Any]:
     }
 
 
-def write_batch(writer: Any, batch: ParsedBatch, state: LoadState) -> dict[str, Any]:
+def write_batch(writer: LineageWriter, batch: ParsedBatch, state: LoadState) -> dict[str, Any]:
     """Write one parsed batch, then mark it done in the state folder; returns the marker's content."""
     pairs = [(lineage, run) for item in batch.statements for lineage in item.lineage for run in item.runs]
     written = writer.write_runs(pairs)
@@ -231,14 +238,19 @@ def write_batch(writer: Any, batch: ParsedBatch, state: LoadState) -> dict[str, 
     return result
 
 
+def open_writer(graph_url: str, batch_size: int) -> LineageWriter:
+    """A lineage writer on the graph at ``graph_url``."""
+    from lineage_platform.graph import connect
+    from lineage_platform.graph.writer import LineageWriter
+
+    return LineageWriter(connect(graph_url), batch_size=batch_size)
+
+
 def write_partition(
     batches: Iterable[ParsedBatch], graph_url: str, batch_size: int, state: LoadState
 ) -> None:
     """Executor side of a ``ws://`` load: connect and write this partition's batches."""
-    from lineage_platform.graph import connect
-    from lineage_platform.graph.writer import LineageWriter
-
-    writer = LineageWriter(connect(graph_url), batch_size=batch_size)
+    writer = open_writer(graph_url, batch_size)
     for batch in batches:
         write_batch(writer, batch, state)
 
@@ -276,6 +288,10 @@ def bulk_load(options: LoadOptions, progress: LoadProgress | None = None) -> Loa
     files = list_inputs(options.paths)
     graph_url = options.graph_url or load_settings().graph_url
     state = _state_for(options, files, graph_url)
+    remote = graph_url.startswith(("ws://", "wss://"))
+    driver_writer = (
+        None if remote else open_writer(graph_url, options.batch_size)
+    )  # a locked store fails here
     spark = session(options.master)
     context = spark.sparkContext
 
@@ -301,14 +317,14 @@ def bulk_load(options: LoadOptions, progress: LoadProgress | None = None) -> Loa
         done = state.done() & set(range(batches))
         summary.batches_resumed = len(done)
         todo = batches - len(done)
-        schema = context.broadcast(dict(options.schema) if options.schema else None)
+        catalog = context.broadcast(CatalogIndex(options.schema))
         parsed = (
             distinct.map(lambda item: (batch_of(item[0], batches), item))
             .filter(lambda pair: pair[0] not in done)
             .groupByKey(numPartitions=max(1, min(todo, 4 * context.defaultParallelism)))
-            .map(lambda pair: parse_batch(pair[0], pair[1], schema.value))
+            .map(lambda pair: parse_batch(pair[0], pair[1], catalog.value))
         )
-        if graph_url.startswith(("ws://", "wss://")):
+        if driver_writer is None:
             progress.phase(f"parsing and writing {todo} batches in the executors")
             batch_size = options.batch_size
             parsed.foreachPartition(lambda part: write_partition(part, graph_url, batch_size, state))
@@ -318,7 +334,9 @@ def bulk_load(options: LoadOptions, progress: LoadProgress | None = None) -> Loa
             parsed.count()
             progress.phase("writing batches", batches)
             progress.advance(len(done))
-            _write_on_driver(parsed.toLocalIterator(), graph_url, options.batch_size, state, progress)
+            for batch in parsed.toLocalIterator():
+                write_batch(driver_writer, batch, state)
+                progress.advance()
     finally:
         for rdd in (parsed, distinct, tagged):
             if rdd is not None:
@@ -326,20 +344,16 @@ def bulk_load(options: LoadOptions, progress: LoadProgress | None = None) -> Loa
     return _finish(summary, state, bad_records, started)
 
 
-def _write_on_driver(
-    batches: Iterator[ParsedBatch],
-    graph_url: str,
-    batch_size: int,
-    state: LoadState,
-    progress: LoadProgress,
-) -> None:
-    from lineage_platform.graph import connect
-    from lineage_platform.graph.writer import LineageWriter
-
-    writer = LineageWriter(connect(graph_url), batch_size=batch_size)
-    for batch in batches:
-        write_batch(writer, batch, state)
-        progress.advance()
+_BATCH_TOTALS = (
+    "parsed",
+    "parse_failed",
+    "vertices",
+    "edges",
+    "processes",
+    "runs",
+    "parse_seconds",
+    "write_seconds",
+)
 
 
 def _finish(
@@ -347,16 +361,7 @@ def _finish(
 ) -> LoadSummary:
     rejected: list[dict[str, Any]] = list(bad_records)
     for result in state.results():
-        for name in (
-            "parsed",
-            "parse_failed",
-            "vertices",
-            "edges",
-            "processes",
-            "runs",
-            "parse_seconds",
-            "write_seconds",
-        ):
+        for name in _BATCH_TOTALS:
             setattr(summary, name, getattr(summary, name) + result[name])
         rejected.extend(result["failures"])
     summary.rejected_file = str(state.write_rejected(rejected))

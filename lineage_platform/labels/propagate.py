@@ -51,8 +51,8 @@ class PropagationSummary:
 
 
 @dataclass(frozen=True)
-class _Hop:
-    """One outgoing lineage step from a labelled vertex."""
+class Hop:
+    """One outgoing lineage step from a labelled vertex (one row of the Spark path's hop table)."""
 
     target: Any
     process: str
@@ -65,7 +65,9 @@ class _Hop:
 
 
 @dataclass(frozen=True)
-class _Process:
+class ProcessInfo:
+    """What the rules need of a process: its filter predicates and whether propagation may pass it."""
+
     predicates: tuple[dict[str, Any], ...]
     propagate: bool
 
@@ -92,7 +94,7 @@ def propagate(
             if rules.rule(tagging.label.key).enabled:
                 state.setdefault(tagging.vertex, {})[tagging.label] = tagging
         frontier = set(state)
-    processes: dict[str, _Process] = {}
+    processes: dict[str, ProcessInfo] = {}
     kinds = _kinds(g, frontier)
     while frontier:
         summary.rounds += 1
@@ -107,7 +109,7 @@ def propagate(
             progress(summary.rounds, len(frontier))
     desired = [t for labels in state.values() for t in labels.values() if t.origin == "propagated"]
     summary.labelled = len({t.vertex for t in desired})
-    summary.added, summary.withdrawn = _store(g, desired, incremental)
+    summary.added, summary.withdrawn = store_taggings(g, desired, incremental)
     summary.seconds = time.perf_counter() - started
     return summary
 
@@ -129,8 +131,8 @@ def _kinds(g: GraphTraversalSource, vertices: set[Any]) -> dict[Any, str]:
 
 
 def _hops(g: GraphTraversalSource, frontier: set[Any], kinds: dict[Any, str]):
-    """Outgoing lineage of the frontier: {vertex: [_Hop]} and the frontier's names; two round trips at most."""
-    hops: dict[Any, list[_Hop]] = defaultdict(list)
+    """Outgoing lineage of the frontier: {vertex: [Hop]} and the frontier's names; two round trips at most."""
+    hops: dict[Any, list[Hop]] = defaultdict(list)
     names: dict[Any, str] = {}
     columns = [v for v in frontier if kinds.get(v) == "column"]
     tables = [v for v in frontier if kinds.get(v) != "column"]
@@ -154,7 +156,7 @@ def _hops(g: GraphTraversalSource, frontier: set[Any], kinds: dict[Any, str]):
         )
         for row in rows:
             names[row["id"]] = row["name"]
-            hops[row["id"]] += [_Hop(item["t"], item["p"], "table") for item in row["out"]]
+            hops[row["id"]] += [Hop(item["t"], item["p"], "table") for item in row["out"]]
     if columns:
         flows = (
             __.out_e("flowsTo")
@@ -194,7 +196,7 @@ def _hops(g: GraphTraversalSource, frontier: set[Any], kinds: dict[Any, str]):
             for item in row["flows"]:
                 kind = "column" if item["kind"] == "column" else "table"
                 hops[row["id"]].append(
-                    _Hop(
+                    Hop(
                         item["t"],
                         item["p"],
                         level="column",
@@ -205,11 +207,11 @@ def _hops(g: GraphTraversalSource, frontier: set[Any], kinds: dict[Any, str]):
                         propagate=bool(item["propagate"]),
                     )
                 )
-            hops[row["id"]] += [_Hop(item["t"], item["p"], "copy") for item in row["copies"]]
+            hops[row["id"]] += [Hop(item["t"], item["p"], "copy") for item in row["copies"]]
     return hops, names
 
 
-def _load_processes(g: GraphTraversalSource, cache: dict[str, _Process], names: set[str]) -> None:
+def _load_processes(g: GraphTraversalSource, cache: dict[str, ProcessInfo], names: set[str]) -> None:
     missing = sorted(names - set(cache))
     if not missing:
         return
@@ -223,25 +225,25 @@ def _load_processes(g: GraphTraversalSource, cache: dict[str, _Process], names: 
         .to_list()
     )
     for row in rows:
-        cache[row["name"]] = _Process(tuple(json.loads(row["predicates"])), bool(row["propagate"]))
+        cache[row["name"]] = ProcessInfo(tuple(json.loads(row["predicates"])), bool(row["propagate"]))
 
 
 def _round(
     state: State,
-    hops: dict[Any, list[_Hop]],
+    hops: dict[Any, list[Hop]],
     names: dict[Any, str],
-    processes: dict[str, _Process],
+    processes: dict[str, ProcessInfo],
     rules: RuleSet,
 ) -> set[Any]:
     """Apply one round; returns the vertices whose labels grew."""
     proposals: dict[tuple[Any, Label], Tagging] = {}
     for source in sorted(hops, key=lambda v: names.get(v, "")):
         for hop in hops[source]:
-            process = processes.get(hop.process, _Process((), True))
+            process = processes.get(hop.process, ProcessInfo((), True))
             if not (hop.propagate and process.propagate):
                 continue
             for label in sorted(state.get(source, {})):
-                carried = _carry(label, rules.rule(label.key), hop, process)
+                carried = carry(label, rules.rule(label.key), hop, process)
                 if carried is None or carried in state.get(hop.target, {}):
                     continue
                 tagging = Tagging(
@@ -268,8 +270,8 @@ def _order(tagging: Tagging) -> tuple[str, str, str]:
     return (tagging.from_name, tagging.via, tagging.from_label)
 
 
-def _carry(label: Label, rule: LabelRule, hop: _Hop, process: _Process) -> Label | None:
-    """The label the target gets through this hop, or None."""
+def carry(label: Label, rule: LabelRule, hop: Hop, process: ProcessInfo) -> Label | None:
+    """The label the target gets through this hop, or None (shared by the Gremlin and the Spark path)."""
     if not rule.enabled:
         return None
     if hop.level in ("table", "copy"):
@@ -283,7 +285,7 @@ def _carry(label: Label, rule: LabelRule, hop: _Hop, process: _Process) -> Label
     return _narrow(label, rule, process) if hop.transform in rule.carry else None
 
 
-def _narrow(label: Label, rule: LabelRule, process: _Process) -> Label | None:
+def _narrow(label: Label, rule: LabelRule, process: ProcessInfo) -> Label | None:
     """A filter on one of the rule's narrow_by columns keeps the label only if it keeps the label's value."""
     if not rule.narrow_by or not label.value:
         return label
@@ -299,8 +301,11 @@ def _narrow(label: Label, rule: LabelRule, process: _Process) -> Label | None:
     return label
 
 
-def _store(g: GraphTraversalSource, desired: list[Tagging], incremental: bool) -> tuple[int, int]:
-    """Bring stored propagated taggings in line with ``desired``; returns (added, withdrawn)."""
+def store_taggings(g: GraphTraversalSource, desired: list[Tagging], incremental: bool) -> tuple[int, int]:
+    """Bring stored propagated taggings in line with ``desired``; returns (added, withdrawn).
+
+    Incremental runs only add; full runs also withdraw taggings that are no longer derived.
+    """
     if incremental:
         existing_keys = {
             (t.vertex, t.label)

@@ -31,8 +31,7 @@ _ALIAS_CLAUSES = (exp.Order, exp.Having, exp.Group, exp.Qualify, exp.Sort, exp.C
 _NO_VALUE = (exp.Literal, exp.Null, exp.Boolean, exp.Star, exp.Parameter, exp.Placeholder, exp.Var)
 _JSON_EXTRACTS = (exp.JSONExtract, exp.JSONExtractScalar)
 _JSON_TUPLE = "json_tuple"
-_OPERATORS = (exp.Binary, exp.Unary, exp.Connector)
-"""Operators whose operands all flow the same way into their result."""
+
 
 IssueReporter = Callable[[str, exp.Expr], None]
 _FILTER = Usage("weak", "FILTER")
@@ -157,7 +156,7 @@ class Tracer:
             return self._bracket(scope, node, usage)
         if isinstance(node, exp.Dot):
             return self.flows(scope, node.this, usage.keyed(_as_key_path(node.expression.name)))
-        if isinstance(node, exp.Func):
+        if isinstance(node, exp.Func) and not _is_operator(node):
             return self._function(scope, node, usage)
         return self._operands(scope, node, usage.transformed())
 
@@ -167,7 +166,7 @@ class Tracer:
         pending = list(reversed(list(node.iter_expressions())))
         while pending:
             child = pending.pop()
-            if isinstance(child, _OPERATORS) and not isinstance(child, (exp.Func, exp.Dot)):
+            if _is_operator(child):
                 pending.extend(reversed(list(child.iter_expressions())))
             else:
                 found.extend(self.flows(scope, child, usage))
@@ -300,6 +299,16 @@ class Tracer:
             else:
                 found.extend(self.flows(scope, argument, inner))
         return found
+
+
+def _is_operator(node: exp.Expr) -> bool:
+    """``+``, ``AND``, ``=``, ``NOT``, …: every operand flows the same way into the result.
+
+    (sqlglot also files AND/OR under functions; JSON extraction and struct access are binary but keyed.)
+    """
+    if isinstance(node, exp.Connector):
+        return True
+    return isinstance(node, (exp.Binary, exp.Unary)) and not isinstance(node, (exp.Func, exp.Dot, exp.Alias))
 
 
 def leftmost_select(expression: exp.Expr) -> exp.Expr:

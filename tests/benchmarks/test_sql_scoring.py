@@ -106,3 +106,8 @@ def test_sqlglot_adapter_maps_an_insert_with_its_cte() -> None:
     assert record["inputs"] == ["ods.a"]
     assert record["outputs"] == ["dws.t"]
     assert record["strong"] == [["ods.a.k", "dws.t.k"], ["ods.a.x", "dws.t.z"]]
+
+
+def test_reading_an_unresolved_temp_gives_no_table_pair() -> None:
+    statements = [statement(["tmp_unknown"], ["dws.t"], [], [])]
+    assert resolve(_case(temps=("tmp_unknown",)), statements).table == set()

@@ -286,6 +286,19 @@ def test_strategy_options_keep_their_java_names() -> None:
     assert canonical(strategy.configuration["vertices"]) == canonical(__.has("x"))
 
 
+def test_java_style_strategy_builders() -> None:
+    parsed = parse_traversal(
+        "g.withStrategies(ReadOnlyStrategy.instance(), "
+        "SubgraphStrategy.build().vertices(hasLabel('person')).checkAdjacentVertices(false).create()).V()"
+    )
+    read_only, subgraph = parsed.bytecode.source_instructions[0][1:]
+    assert isinstance(read_only, ReadOnlyStrategy) and read_only.configuration == {}
+    assert isinstance(subgraph, SubgraphStrategy)
+    assert canonical(subgraph.configuration) == canonical(
+        {"vertices": __.has_label("person"), "checkAdjacentVertices": False}
+    )
+
+
 def test_unknown_strategy_becomes_generic_strategy() -> None:
     parsed = parse_traversal("g.withoutStrategies(ReferenceElementStrategy).V()")
     (strategy,) = parsed.bytecode.source_instructions[0][1:]

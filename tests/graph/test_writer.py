@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from gremlin_python.process.graph_traversal import __
 
-from lineage_platform.graph import connect
 from lineage_platform.graph.writer import LineageWriter, statement_key
 from lineage_platform.model import ColumnEdge, Dataset, RunInfo, StatementLineage
 
@@ -58,8 +57,7 @@ def _counts(g) -> dict[str, int]:
     } | {"E": g.E().count().next()}
 
 
-def test_writes_datasets_columns_processes_runs_and_column_edges() -> None:
-    g = connect("memory:")
+def test_writes_datasets_columns_processes_runs_and_column_edges(g) -> None:
     summary = LineageWriter(g).write_runs([(ORDERS, RUN), (DAILY, None)])
     assert _counts(g) == {"database": 3, "table": 3, "column": 6, "process": 2, "run": 1, "E": 18}
     assert (summary.statements, summary.processes, summary.runs) == (2, 2, 1)
@@ -94,8 +92,7 @@ def test_writes_datasets_columns_processes_runs_and_column_edges() -> None:
     assert (run["user"], run["job"], run["engine"]) == ("etl", "daily_orders", "hive")
 
 
-def test_rewriting_the_same_records_changes_nothing() -> None:
-    g = connect("memory:")
+def test_rewriting_the_same_records_changes_nothing(g) -> None:
     writer = LineageWriter(g)
     writer.write_runs([(ORDERS, RUN), (DAILY, None)])
     before = _counts(g)
@@ -105,8 +102,7 @@ def test_rewriting_the_same_records_changes_nothing() -> None:
 
 
 @pytest.mark.parametrize("batch_size", [1, 3, 1000])
-def test_batch_size_does_not_change_the_graph(batch_size: int) -> None:
-    g = connect("memory:")
+def test_batch_size_does_not_change_the_graph(g, batch_size: int) -> None:
     LineageWriter(g, batch_size=batch_size).write_runs([(ORDERS, RUN), (DAILY, None)])
     assert _counts(g) == {"database": 3, "table": 3, "column": 6, "process": 2, "run": 1, "E": 18}
     assert g.V().has("qualifiedName", "ods.orders.amount").repeat(__.out("flowsTo")).emit().values(
@@ -114,8 +110,7 @@ def test_batch_size_does_not_change_the_graph(batch_size: int) -> None:
     ).to_list() == ["dwd.orders.cents", "dws.daily.total"]
 
 
-def test_a_second_run_of_the_same_statement_adds_only_the_run() -> None:
-    g = connect("memory:")
+def test_a_second_run_of_the_same_statement_adds_only_the_run(g) -> None:
     LineageWriter(g).write(ORDERS_LIST := [ORDERS], RUN)
     later = RunInfo(**{**RUN.__dict__, "start_time": "2024-05-02T01:00:00"})
     summary = LineageWriter(g).write(ORDERS_LIST, later)

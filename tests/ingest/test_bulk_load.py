@@ -29,13 +29,13 @@ KILL_TIMEOUT_SECONDS = 90
 
 
 def _options(sample: SampleSummary, graph: Path, state: Path, **extra: Any) -> LoadOptions:
+    settings = {"graph_url": f"embedded:{graph}", "checkpoint_every": 10, **extra}
     return LoadOptions(
         paths=(str(sample.out_dir / "query-log"),),
         master="local[2]",
-        graph_url=f"embedded:{graph}",
         schema=json.loads((sample.out_dir / "catalog.json").read_text()),
         state_dir=state,
-        **{"checkpoint_every": 10, **extra},
+        **settings,
     )
 
 
@@ -207,3 +207,24 @@ def test_resume_after_kill_equals_a_clean_run(
     assert resumed.batches_resumed == done_before
     assert resumed.parsed == clean_summary.parsed
     assert _snapshot(f"embedded:{graph}") == _snapshot(f"embedded:{clean_root / 'graph'}")
+
+
+def test_executors_write_to_a_served_graph(
+    loaded: tuple[LoadSummary, Path], sample: SampleSummary, tmp_path: Path
+) -> None:
+    """With a ws:// graph the executors connect and write; the result equals the driver-written graph."""
+    from lineage_platform.graph.embedded.engine import EmbeddedGraph
+    from lineage_platform.graph.embedded.server import BackgroundServer, ServerSettings
+
+    clean_summary, clean_root = loaded
+    graph = EmbeddedGraph(tmp_path / "served", lock_timeout=5.0)
+    try:
+        with BackgroundServer(graph, ServerSettings(port=0)) as server:
+            summary = bulk_load(
+                _options(sample, tmp_path / "unused", tmp_path / "state", graph_url=server.url)
+            )
+            assert (summary.parsed, summary.batches) == (clean_summary.parsed, clean_summary.batches)
+            assert summary.vertices == clean_summary.vertices and summary.edges == clean_summary.edges
+            assert _snapshot(server.url) == _snapshot(f"embedded:{clean_root / 'graph'}")
+    finally:
+        graph.close()

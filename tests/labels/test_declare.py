@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from lineage_platform.errors import LineageError
-from lineage_platform.graph import connect
 from lineage_platform.graph.writer import LineageWriter
 from lineage_platform.labels import Label, declare, load_declarations
 from lineage_platform.labels.propagate import labels_of
@@ -15,10 +14,9 @@ from lineage_platform.sql import extract_lineage
 
 
 @pytest.fixture
-def g():
-    graph = connect("memory:")
-    LineageWriter(graph).write(extract_lineage("INSERT INTO TABLE dw.t SELECT id, phone FROM ods.users"))
-    return graph
+def users(g):
+    LineageWriter(g).write(extract_lineage("INSERT INTO TABLE dw.t SELECT id, phone FROM ods.users"))
+    return g
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -27,7 +25,8 @@ def _write(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def test_yaml_declarations_are_written_with_their_origin(g, tmp_path: Path) -> None:
+def test_yaml_declarations_are_written_with_their_origin(users, tmp_path: Path) -> None:
+    g = users
     path = _write(
         tmp_path,
         "labels:\n  - name: ods.users\n    labels: [APP=douyin]\n  - name: ODS.users.phone\n    labels: [PII, SENSITIVITY=high]\n",
@@ -43,7 +42,8 @@ def test_yaml_declarations_are_written_with_their_origin(g, tmp_path: Path) -> N
     assert declare(g, declarations) == 3 and len(labels_of(g, ["ods.users.phone"])["ods.users.phone"]) == 2
 
 
-def test_conflicting_single_valued_labels_name_both_lines_and_write_nothing(g, tmp_path: Path) -> None:
+def test_conflicting_single_valued_labels_name_both_lines_and_write_nothing(users, tmp_path: Path) -> None:
+    g = users
     path = _write(
         tmp_path,
         "labels:\n  - name: ods.users.phone\n    labels: [PII]\n  - name: ods.users.phone\n    labels: [SENSITIVITY=high]\n"
@@ -57,7 +57,8 @@ def test_conflicting_single_valued_labels_name_both_lines_and_write_nothing(g, t
     assert labels_of(g, ["ods.users.phone"]) == {}
 
 
-def test_conflict_with_a_label_already_in_the_graph(g) -> None:
+def test_conflict_with_a_label_already_in_the_graph(users) -> None:
+    g = users
     from lineage_platform.labels import Declaration
 
     declare(g, [Declaration("ods.users.phone", (Label("SENSITIVITY", "high"),))])

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from lineage_platform.errors import LineageError
-from lineage_platform.graph import connect
 from lineage_platform.graph.writer import LineageWriter
 from lineage_platform.labels import Declaration, Label, declare, explain, propagate, undeclare
 from lineage_platform.labels.propagate import labels_of
@@ -28,8 +27,8 @@ EXPECTED = {
 }
 
 
-def _graph():
-    g = connect("memory:")
+@pytest.fixture
+def loaded(g):
     LineageWriter(g).write(extract_lineage(SQL))
     declare(g, DECLARED, declared_by="tester")
     return g
@@ -50,24 +49,24 @@ def _propagated(g) -> dict[str, set[str]]:
     }
 
 
-def test_rules_narrow_stop_and_influence_until_fixpoint() -> None:
-    g = _graph()
+def test_rules_narrow_stop_and_influence_until_fixpoint(loaded) -> None:
+    g = loaded
     summary = propagate(g)
     assert _propagated(g) == EXPECTED
     assert summary.rounds == 3  # the third round (through the cycle back to ods.app_events) changes nothing
     assert summary.added == sum(len(v) for v in EXPECTED.values())
 
 
-def test_rerun_is_idempotent_and_deterministic() -> None:
-    g = _graph()
+def test_rerun_is_idempotent_and_deterministic(loaded) -> None:
+    g = loaded
     propagate(g)
     again = propagate(g)
     assert (again.added, again.withdrawn) == (0, 0)
     assert _propagated(g) == EXPECTED
 
 
-def test_removed_declaration_withdraws_what_it_spread() -> None:
-    g = _graph()
+def test_removed_declaration_withdraws_what_it_spread(loaded) -> None:
+    g = loaded
     propagate(g)
     assert undeclare(g, "ods.app_events.phone", [Label("PII")]) == 1
     summary = propagate(g)
@@ -77,8 +76,8 @@ def test_removed_declaration_withdraws_what_it_spread() -> None:
     assert remaining["dws.user_stats"] == {"APP=douyin"}
 
 
-def test_new_lineage_recomputes_only_the_affected_part_and_matches_a_full_run() -> None:
-    g = _graph()
+def test_new_lineage_recomputes_only_the_affected_part_and_matches_a_full_run(loaded) -> None:
+    g = loaded
     full = propagate(g)
     new = extract_lineage("INSERT OVERWRITE TABLE ads.phone_book SELECT phone FROM dwd.douyin_events")
     LineageWriter(g).write(new)
@@ -92,8 +91,8 @@ def test_new_lineage_recomputes_only_the_affected_part_and_matches_a_full_run() 
     assert propagate(g).added == 0  # a full recomputation finds nothing the incremental run missed
 
 
-def test_propagation_switched_off_on_a_process() -> None:
-    g = _graph()
+def test_propagation_switched_off_on_a_process(loaded) -> None:
+    g = loaded
     g.V().has("table", "qualifiedName", "ads.all_apps").in_("generated").property(
         "propagate", False
     ).iterate()
@@ -101,8 +100,8 @@ def test_propagation_switched_off_on_a_process() -> None:
     assert "ads.all_apps" not in _propagated(g)
 
 
-def test_explain_walks_back_to_the_declaration() -> None:
-    g = _graph()
+def test_explain_walks_back_to_the_declaration(loaded) -> None:
+    g = loaded
     propagate(g)
     (pii,) = [e for e in explain(g, "dws.user_stats.phone_upper") if e.label == Label("PII")]
     assert [step.name for step in pii.steps] == [
@@ -114,16 +113,16 @@ def test_explain_walks_back_to_the_declaration() -> None:
     assert pii.steps[-1].tagging.origin == "declared" and "declared by tester" in pii.describe()
 
 
-def test_disabled_label_does_not_propagate() -> None:
+def test_disabled_label_does_not_propagate(loaded) -> None:
     from lineage_platform.labels.rules import LabelRule, RuleSet
 
-    g = _graph()
+    g = loaded
     propagate(g, RuleSet(rules={"APP": LabelRule(enabled=False)}))
     assert all("APP" not in label for labels in _propagated(g).values() for label in labels)
 
 
-def test_unknown_names_write_nothing() -> None:
-    g = _graph()
+def test_unknown_names_write_nothing(loaded) -> None:
+    g = loaded
     before = g.E().has_label("taggedWith").count().next()
     with pytest.raises(LineageError, match=r"no table or column named 'ods\.nope'"):
         declare(

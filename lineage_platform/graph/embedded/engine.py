@@ -4,6 +4,7 @@ made durable by the store's write-ahead log when a path is given."""
 from __future__ import annotations
 
 import copy
+import gc
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -161,6 +162,18 @@ class EmbeddedGraph:
         return results
 
     def _run(self, bytecode: Bytecode) -> list[Traverser]:
+        # Traversals allocate many short-lived objects next to millions of long-lived graph records; the cyclic
+        # GC would rescan the graph over and over (3x slower bulk loads), so it is paused while a traversal runs.
+        # Executions are serialised by the graph lock; cyclic garbage is collected once the GC is back on.
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return self._run_traversal(bytecode)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _run_traversal(self, bytecode: Bytecode) -> list[Traverser]:
         mutating = uses_steps(bytecode, MUTATING_STEPS)
         compiler = Compiler(self.graph, track_paths=needs_paths(bytecode), mutating=mutating)
         self._apply_source(bytecode, compiler, mutating)

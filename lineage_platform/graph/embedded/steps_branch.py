@@ -138,8 +138,13 @@ def _navigation_hops(body: Any) -> list[Hop] | None:
     return hops
 
 
-def _advance(frontier: dict[VertexRec, int], hops: list[Hop]) -> dict[VertexRec, int]:
-    """Move every (vertex, bulk) of the frontier along the hops, adding bulks of vertices reached twice."""
+def _advance(
+    frontier: dict[VertexRec, int], hops: list[Hop], skip: set[VertexRec] | None = None
+) -> dict[VertexRec, int]:
+    """Move every (vertex, bulk) of the frontier along the hops, adding bulks of vertices reached twice;
+    vertices in ``skip`` are left out of the result."""
+    if skip is not None and len(hops) == 1 and len(hops[0][0]) == 1 and len(hops[0][1]) == 1:
+        return _advance_distinct(frontier, hops[0], skip)
     for directions, labels in hops:
         reached: dict[VertexRec, int] = {}
         get = reached.get
@@ -165,7 +170,56 @@ def _advance(frontier: dict[VertexRec, int], hops: list[Hop]) -> dict[VertexRec,
                             u = e.in_v
                             reached[u] = get(u, 0) + bulk
         frontier = reached
+    if skip is not None:
+        frontier = {v: 1 for v in frontier if v not in skip}
     return frontier
+
+
+def _advance_distinct(frontier: dict[VertexRec, int], hop: Hop, skip: set[VertexRec]) -> dict[VertexRec, int]:
+    """The common one-label, one-direction hop of a distinct walk, without bulk bookkeeping."""
+    (attribute, end), label = hop[0][0], hop[1][0]
+    reached: dict[VertexRec, int] = {}
+    upstream = end == "out_v"
+    for v in frontier:
+        bucket = (v.in_e if upstream else v.out_e).get(label)
+        if not bucket:
+            continue
+        if upstream:
+            for e in bucket.values():
+                u = e.out_v
+                if u not in skip:
+                    reached[u] = 1
+        else:
+            for e in bucket.values():
+                u = e.in_v
+                if u not in skip:
+                    reached[u] = 1
+    return reached
+
+
+def _require_vertex(t: Trav) -> None:
+    if not isinstance(t.obj, VertexRec):
+        raise TraversalError(f"repeat() navigation needs vertices, got {t.obj!r}", hint="start from vertices")
+
+
+def _distinct_walk(travs: Iterator[Trav], hops: list[Hop], limit: int | None, emit_start: bool) -> Iterator[Trav]:
+    """repeat(nav).emit()[.times(n)].dedup(): each vertex within reach once, breadth-first (so the first visit
+    has the most hops left and nothing reachable is missed)."""
+    seen: set[VertexRec] = set()
+    for t in travs:
+        _require_vertex(t)
+        if emit_start and t.obj not in seen:
+            seen.add(t.obj)
+            yield Trav(t.obj, 1, None, t.loops, t.sack)
+        frontier = {t.obj: 1}
+        depth = 0
+        while frontier and (limit is None or depth < limit):
+            frontier = _advance(frontier, hops, seen)
+            depth += 1
+            seen.update(frontier)
+            loops, sack = t.loops, t.sack
+            for v in frontier:
+                yield Trav(v, 1, None, loops, sack)
 
 
 def _navigation_walk(call: StepCall, body: Any, c: Compiler) -> StepFn | None:
@@ -196,41 +250,26 @@ def _navigation_walk(call: StepCall, body: Any, c: Compiler) -> StepFn | None:
     )
     if prune:
         following.absorbed = True
+        return lambda travs: _distinct_walk(travs, hops, limit, bool(emit_first))
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
-        expanded: set[VertexRec] = set()
-        emitted: set[VertexRec] = set()
-
-        def out(frontier: dict[VertexRec, int], t: Trav) -> Iterator[Trav]:
-            for v, bulk in frontier.items():
-                if prune:
-                    if v in emitted:
-                        continue
-                    emitted.add(v)
-                    bulk = 1
-                yield Trav(v, bulk, None, t.loops, t.sack)
-
         for t in travs:
-            if not isinstance(t.obj, VertexRec):
-                raise TraversalError(f"repeat() navigation needs vertices, got {t.obj!r}", hint="start from vertices")
+            _require_vertex(t)
             frontier = {t.obj: t.bulk}
             depth = 0
             while frontier:
                 if until_first and limit is not None and depth >= limit:
-                    yield from out(frontier, t)
+                    yield from (Trav(v, b, None, t.loops, t.sack) for v, b in frontier.items())
                     break
                 if emit_first:
-                    yield from out(frontier, t)
-                if prune:
-                    frontier = {v: b for v, b in frontier.items() if v not in expanded}
-                    expanded.update(frontier)
+                    yield from (Trav(v, b, None, t.loops, t.sack) for v, b in frontier.items())
                 frontier = _advance(frontier, hops)
                 depth += 1
                 if until_first is False and limit is not None and depth >= limit:
-                    yield from out(frontier, t)
+                    yield from (Trav(v, b, None, t.loops, t.sack) for v, b in frontier.items())
                     break
                 if emit_first is False:
-                    yield from out(frontier, t)
+                    yield from (Trav(v, b, None, t.loops, t.sack) for v, b in frontier.items())
 
     return run
 

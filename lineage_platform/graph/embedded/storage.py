@@ -113,6 +113,14 @@ def _read_segment(segment: _Segment, expected_base: int | None) -> tuple[bytes, 
     return data, base
 
 
+def _sync_file(fd: int) -> None:
+    """Flush a file's data to stable storage; on macOS fsync() stops at the drive's cache, F_FULLFSYNC does not."""
+    if hasattr(fcntl, "F_FULLFSYNC"):
+        fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
+    else:
+        os.fdatasync(fd)
+
+
 def _fsync_directory(directory: Path) -> None:
     fd = os.open(directory, os.O_RDONLY)
     try:
@@ -152,6 +160,7 @@ class DurableLog:
     Call :meth:`recover` once after opening, then :meth:`append` each committed transaction and
     :meth:`checkpoint` whenever :meth:`should_checkpoint` says so. ``sync=False`` skips the per-append fsync
     (a machine crash may then lose the latest transactions, never the store); checkpoints always sync.
+    Not thread-safe: the caller serialises commits (the engine does so under its graph lock).
     """
 
     def __init__(
@@ -249,7 +258,7 @@ class DurableLog:
         )
         with segment.path.open("r+b") as file:
             file.truncate(tail.offset)
-            os.fsync(file.fileno())
+            _sync_file(file.fileno())
 
     def append(self, ops: list[tuple]) -> int:
         """Durably log one committed transaction and return its SCN."""
@@ -265,7 +274,7 @@ class DurableLog:
         try:
             _write_all(fd, record)
             if self._sync:
-                os.fdatasync(fd)
+                _sync_file(fd)
         except OSError as exc:
             self._close_segment()
             raise StoreError(
@@ -295,7 +304,7 @@ class DurableLog:
             with temporary.open("wb", buffering=_SNAPSHOT_BUFFER) as file:
                 write_snapshot(file, scn, state)
                 file.flush()
-                os.fsync(file.fileno())
+                _sync_file(file.fileno())
             os.replace(temporary, target)
             _fsync_directory(self.path)
         except OSError as exc:
@@ -332,7 +341,7 @@ class DurableLog:
         with temporary.open("wb") as file:
             file.write(encode_segment_header(base_scn))
             file.flush()
-            os.fsync(file.fileno())
+            _sync_file(file.fileno())
         os.replace(temporary, segment.path)
         _fsync_directory(self.path)
         self._open_segment(segment)

@@ -13,7 +13,11 @@ Grammar (informally)::
     value      := literal | '[' list-or-map ']' | '{' set '}' | '(' value ')' | '__' ('.' step args)+
                 | step args ('.' step args)*            (anonymous traversal without '__.')
                 | [P. | TextP.] predicate args ('.' ('and'|'or') args)*
-                | Enum '.' member | member | [new] Strategy ['(' name ':' value, ... ')'] | variable
+                | Enum '.' member | member | variable
+                | [new] Strategy ['(' name ':' value, ... ')'] | Strategy '.instance()'
+                | Strategy '.build()' ('.' option '(' value ')')* '.create()'
+                | Cardinality '.' member '(' value ')' | Lambda '.' kind '(' script [, language] ')'
+                | datetime '(' string ')' | UUID '(' string ')'
 """
 
 from __future__ import annotations
@@ -393,6 +397,8 @@ class _Parser:
         if name == "Lambda":
             member = self.member_after_dot(owner, symbols.LAMBDA_FACTORIES)
             return self.script_lambda(member)
+        if name.endswith("Strategy"):
+            return self.built_strategy(owner)
         return _NOT_QUALIFIED
 
     def cardinality_value(self, member: Token, cardinality: Any) -> CardinalityValue:
@@ -471,6 +477,26 @@ class _Parser:
         if not 1 <= len(arguments) <= 2 or not all(isinstance(a, str) for a in arguments):
             self.fail(factory, f"Lambda.{factory.value}() takes the script and optionally its language")
         return values.script_lambda(*arguments)
+
+    def built_strategy(self, name: Token) -> TraversalStrategy:
+        """Java-style ``ReadOnlyStrategy.instance()`` and ``SubgraphStrategy.build().vertices(...).create()``."""
+        factory = self.member_after_dot(name, frozenset({"instance", "build"}))
+        self.expect("(", f"after '{factory.value}'")
+        self.expect(")", f"after '{factory.value}('")
+        configuration: dict[str, Any] = {}
+        while factory.value == "build":
+            self.expect(".", f"after {name.value}.build()")
+            option = self.expect_name(f"an option of {name.value} or create()")
+            arguments = self.arguments()
+            if option.value == "create" and not arguments:
+                break
+            if len(arguments) != 1:
+                self.fail(option, f"{name.value}.build().{option.value}() takes one value")
+            configuration[option.value] = arguments[0]
+        try:
+            return build_strategy(name.value, configuration)
+        except ValueError as exc:
+            self.fail(name, str(exc))
 
     def strategy(self, name: Token) -> TraversalStrategy:
         if not name.value.endswith("Strategy"):

@@ -124,6 +124,8 @@ def test_read_since_tails_a_live_writer_across_checkpoints(tmp_path: Path) -> No
     seen = 0
     try:
         deadline = time.monotonic() + 60
+        while not acks.read_text() and time.monotonic() < deadline:
+            time.sleep(0.01)
         while len(list(store.glob("wal-*.log"))) < 3 and time.monotonic() < deadline:
             for scn, ops in read_since(store, seen):
                 assert scn == seen + 1
