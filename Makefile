@@ -43,5 +43,7 @@ conformance: setup
 bench: setup
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
 
+include benchmarks/sql_peers/peers.mk
+
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .venv-peers .pytest_cache build *.egg-info

@@ -69,14 +69,20 @@ def tail_transactions(vertices: int, count: int) -> list[list[tuple]]:
     ]
 
 
-def best_of(repeat: int, action: Callable[[], Any]) -> float:
-    """Fastest wall time of ``repeat`` runs of ``action``, in seconds."""
-    times = []
+def seconds(action: Callable[[], Any]) -> float:
+    """Wall time of one run of ``action``."""
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def best_of_interleaved(repeat: int, actions: dict[str, Callable[[], Any]]) -> dict[str, float]:
+    """Fastest of ``repeat`` runs of each action, taking turns so that all see the same machine load."""
+    best = dict.fromkeys(actions, float("inf"))
     for _ in range(repeat):
-        started = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - started)
-    return min(times)
+        for name, action in actions.items():
+            best[name] = min(best[name], seconds(action))
+    return best
 
 
 def directory_bytes(path: Path) -> int:
@@ -102,11 +108,10 @@ def open_engine(path: Path) -> float:
 
     Closing checkpoints the replayed transactions into a new snapshot, so this runs once, after the other opens.
     """
-    started = time.perf_counter()
-    graph = EmbeddedGraph(path)
-    seconds = time.perf_counter() - started
-    graph.close()
-    return seconds
+    opened: list[EmbeddedGraph] = []
+    elapsed = seconds(lambda: opened.append(EmbeddedGraph(path)))
+    opened[0].close()
+    return elapsed
 
 
 def write_pickle(path: Path, state: tuple, tail: list[list[tuple]]) -> None:
@@ -195,8 +200,8 @@ def measure_writes(work: Path, vertices: int) -> list[Row]:
     """Write the store and both raw baselines into ``work``; time the store and the pickle; compare sizes."""
     state = graph_rows(vertices)
     tail = tail_transactions(vertices, max(1, vertices // 100))
-    store_seconds = best_of(1, lambda: write_store(work / "store", state, tail))
-    pickle_seconds = best_of(1, lambda: write_pickle(work / "rows.pickle", state, tail))
+    store_seconds = seconds(lambda: write_store(work / "store", state, tail))
+    pickle_seconds = seconds(lambda: write_pickle(work / "rows.pickle", state, tail))
     write_csv(work / "csv", state, tail)
     store_mb = directory_bytes(work / "store") / 1e6
     return [
@@ -210,14 +215,19 @@ def measure_writes(work: Path, vertices: int) -> list[Row]:
 
 def measure_opens(work: Path, repeat: int) -> list[Row]:
     """Open the store written by :func:`measure_writes` and read the raw baselines, best of ``repeat``."""
-    pickle_read = best_of(repeat, lambda: read_pickle(work / "rows.pickle"))
-    csv_read = best_of(repeat, lambda: read_csv(work / "csv"))
-    store_open = best_of(repeat, lambda: open_store(work / "store"))
+    best = best_of_interleaved(
+        repeat,
+        {
+            "pickle": lambda: read_pickle(work / "rows.pickle"),
+            "csv": lambda: read_csv(work / "csv"),
+            "store": lambda: open_store(work / "store"),
+        },
+    )
     engine_open = open_engine(work / "store")
     return [
-        ratio_row("recover vs pickle.loads of the rows", pickle_read, store_open),
-        ratio_row("recover vs csv.reader of the rows", csv_read, store_open),
-        ratio_row("EmbeddedGraph(path) open (once) vs pickle.loads", pickle_read, engine_open),
+        ratio_row("recover vs pickle.loads of the rows", best["pickle"], best["store"]),
+        ratio_row("recover vs csv.reader of the rows", best["csv"], best["store"]),
+        ratio_row("EmbeddedGraph(path) open (once) vs pickle.loads", best["pickle"], engine_open),
     ]
 
 

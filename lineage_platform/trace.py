@@ -148,13 +148,18 @@ def resolve(g: GraphTraversalSource, name: str) -> dict[str, Any]:
 
 
 def _hop(level: Level, upstream: bool, include_weak: bool):
-    """Anonymous traversal from a vertex to {p: process qualifiedName, n: neighbour id, ...} rows for one hop."""
+    """Anonymous traversal from a vertex to {p: process qualifiedName, pid: its id, n: neighbour id, ...} rows."""
     if level == "table":
         if upstream:
-            step = __.in_("generated").as_("p").in_("usedBy").as_("n")
+            step = __.in_("generated").as_("p").in_("usedBy")
         else:
-            step = __.out("usedBy").as_("p").out("generated").as_("n")
-        return step.select("p", "n").by(__.values("qualifiedName")).by(T.id)
+            step = __.out("usedBy").as_("p").out("generated")
+        return (
+            step.project("p", "pid", "n")
+            .by(__.select("p").values("qualifiedName"))
+            .by(__.select("p").id_())
+            .by(__.id_())
+        )
     edges = __.in_e("flowsTo") if upstream else __.out_e("flowsTo")
     if upstream and include_weak:
         edges = __.union(__.in_e("flowsTo"), __.in_("hasColumn").in_e("flowsTo").has("strength", "weak"))
@@ -195,9 +200,10 @@ def trace(
     result.nodes[root[T.id]] = _node(root, 0)
     directions = ("up", "down") if direction == "both" else (direction,)
     deadline = time.monotonic() + timeout
+    process_ids: dict[str, Any] = {}
     for way in directions:
-        _search(g, result, way == "up", depth, include_weak, since, fanout, limit, deadline)
-    _load_processes(g, result)
+        _search(g, result, way == "up", depth, include_weak, since, fanout, limit, deadline, process_ids)
+    _load_processes(g, result, process_ids)
     return result
 
 
@@ -211,6 +217,7 @@ def _search(
     fanout: int,
     limit: int,
     deadline: float,
+    process_ids: dict[str, Any],
 ) -> None:
     visited = {result.root}
     frontier = [result.root]
@@ -241,6 +248,8 @@ def _search(
                     node.more_outputs = True
             for item in neighbours:
                 other = item["n"]
+                if "pid" in item:
+                    process_ids[item["p"]] = item["pid"]
                 edge = Edge(other, row["id"], item["p"]) if upstream else Edge(row["id"], other, item["p"])
                 edge.strength = item.get("strength", "strong")
                 edge.transform = item.get("transform")
@@ -281,15 +290,18 @@ def _node(element: dict, depth: int) -> Node:
     return Node(element[T.id], element[T.label], props.get("qualifiedName", ""), depth, props)
 
 
-def _load_processes(g: GraphTraversalSource, result: LineageGraph) -> None:
-    """Fetch provenance for every process on the result's edges in one round trip."""
+def _load_processes(g: GraphTraversalSource, result: LineageGraph, process_ids: dict[str, Any]) -> None:
+    """Fetch provenance for every process on the result's edges in one round trip (by id where known)."""
     names = {e.process for e in result.edges}
     if not names:
         return
+    known = [process_ids[name] for name in names if name in process_ids]
+    if len(known) == len(names):
+        start = g.V(*known)
+    else:
+        start = g.V().has("process", "qualifiedName", P.within(*names))
     rows = (
-        g.V()
-        .has("process", "qualifiedName", P.within(*names))
-        .project("id", "p", "runs")
+        start.project("id", "p", "runs")
         .by(T.id)
         .by(__.element_map())
         .by(__.out("hasRun").order().by("startTime", Order.desc).limit(5).element_map().fold())

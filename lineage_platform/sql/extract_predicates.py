@@ -53,11 +53,18 @@ def extract_predicates(analysis: StatementAnalysis) -> StatementAnalysis:
 
 
 def _conjuncts(condition: exp.Expr) -> list[exp.Expr]:
-    if isinstance(condition, exp.And):
-        return _conjuncts(condition.this) + _conjuncts(condition.expression)
-    if isinstance(condition, exp.Paren):
-        return _conjuncts(condition.this)
-    return [condition]
+    """The ANDed parts of a condition, left to right (iterative: generated SQL chains thousands of ANDs)."""
+    parts: list[exp.Expr] = []
+    pending = [condition]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, exp.And):
+            pending.extend((node.expression, node.this))
+        elif isinstance(node, exp.Paren):
+            pending.append(node.this)
+        else:
+            parts.append(node)
+    return parts
 
 
 def _predicate(analysis: StatementAnalysis, tracer: Tracer, scope: Any, node: exp.Expr) -> Predicate | None:

@@ -9,7 +9,6 @@ import pytest
 
 from benchmarks.sql_corpus.corpus import (
     CONSTRUCTS,
-    RESULT,
     Case,
     CorpusError,
     load_catalog,
@@ -99,12 +98,6 @@ def test_temporary_objects_are_created_in_the_script_and_never_expected(case: Ca
         assert not any(name.endswith(f".{temp}") for name in CATALOG_TABLES)
         named = {d for d in case.expected.inputs + case.expected.outputs}
         assert not {d for d in named if d.rsplit(".", 1)[-1] == temp}
-
-
-def test_plain_selects_write_result_columns_only() -> None:
-    for case in CASES:
-        if RESULT in case.expected.outputs:
-            assert all(t.startswith(f"{RESULT}.") for _, t in case.expected.strong if _dataset(t) == RESULT)
 
 
 def test_multi_statement_cases_split_into_several_statements() -> None:

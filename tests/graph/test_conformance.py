@@ -3,6 +3,7 @@ TinkerPop suite against the embedded engine with no regression from tests/graph/
 
 from __future__ import annotations
 
+import signal
 import time
 from decimal import Decimal
 from pathlib import Path
@@ -19,8 +20,14 @@ from lineage_platform.graph.conformance import DEFAULT_SUITE_ROOT, run_suite
 from lineage_platform.graph.conformance.compare import canonical, check_results, next_result_items
 from lineage_platform.graph.conformance.gherkin import parse_feature
 from lineage_platform.graph.conformance.policy import mutates, steps_used, uses_only_core_steps
-from lineage_platform.graph.conformance.report import read_expected, regressions, summary_table, totals
-from lineage_platform.graph.conformance.runner import ScenarioTimeout, Status, time_limit
+from lineage_platform.graph.conformance.report import (
+    read_expected,
+    regressions,
+    summary_table,
+    totals,
+    write_expected,
+)
+from lineage_platform.graph.conformance.runner import Outcome, ScenarioTimeout, Status, time_limit
 from lineage_platform.graph.conformance.values import parse_predicate, parse_value
 
 EXPECTED_FILE = Path(__file__).with_name("conformance_expected.txt")
@@ -170,6 +177,32 @@ def test_policy_finds_steps_outside_string_literals():
     assert not uses_only_core_steps("g.V().sample(1)")
     assert not uses_only_core_steps("g.withStrategies(ReadOnlyStrategy).V()")
     assert mutates('g.V().property("x", 1)') and not mutates('g.V().properties("addV(")')
+
+
+def test_expected_file_round_trip_and_regressions(tmp_path):
+    before = [
+        Outcome("a.feature", "one", Status.PASS, True),
+        Outcome("a.feature", "two", Status.FAIL, True, "boom"),
+        Outcome("b.feature", "three", Status.PASS, False),
+    ]
+    path = tmp_path / "expected.txt"
+    assert write_expected(before, path) == 2
+    assert read_expected(path) == {"a.feature::one", "b.feature::three"}
+    after = [Outcome("a.feature", "one", Status.UNSUPPORTED, True), *before[1:]]
+    assert [o.key for o in regressions(after, read_expected(path))] == ["a.feature::one"]
+    table = summary_table(after)
+    assert "core-step scenarios: 0/2 pass (0.0%)" in table
+
+
+def test_time_limit_gives_back_an_outer_alarm():
+    signal.setitimer(signal.ITIMER_REAL, 30)
+    try:
+        with time_limit(5):
+            pass
+        left, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 25 < left <= 30
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def test_time_limit_interrupts_a_runaway_loop():

@@ -238,3 +238,17 @@ def test_unknown_statement_kind_is_reported_as_unsupported() -> None:
     [record] = extract_lineage("PRAGMA foo", dialect="sqlite")
     assert record.operation == "OTHER"
     assert record.errors and record.errors[0].kind in ("unsupported", "parse")
+
+
+def test_generated_sql_with_long_operator_chains_is_traced() -> None:
+    terms = 2000
+    sql = (
+        "SELECT "
+        + " + ".join(f"c{i}" for i in range(terms))
+        + " AS s FROM db.t WHERE "
+        + " AND ".join(f"w{i} > 1" for i in range(terms))
+    )
+    [record] = extract_lineage(sql)
+    assert not record.errors
+    assert sum(e.strength == "strong" for e in record.column_edges) == terms
+    assert len(record.predicates) == terms

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 
 import pytest
 
@@ -37,6 +38,12 @@ RENDERERS = {
         + [f"out {d.name} {','.join(d.columns)}" for d in a.outputs]
     ),
     "trace_columns": _edges,
+    "build_scopes": lambda a: [" ".join(s.scope_type.name for s in u.scope.traverse()) for u in a.units],
+    "record_effects": lambda a: [
+        f"{field.name} {getattr(a.effect, field.name)!r}"
+        for field in fields(a.effect)
+        if getattr(a.effect, field.name)
+    ],
     "extract_predicates": lambda a: [
         f"{p.table}.{p.column} {p.op} {json.dumps(list(p.value) if isinstance(p.value, tuple) else p.value)}"
         for p in a.predicates

@@ -60,8 +60,9 @@ def summary_table(outcomes: list[Outcome]) -> str:
 
 def failure_report(outcome: Outcome) -> str:
     """A failure with its traversal, expected and actual values, for ``-v``."""
-    traversal = "\n".join("      " + line for line in outcome.traversal.splitlines())
-    return f"{outcome.status.value.upper()} {outcome.key}\n{traversal}\n    {outcome.detail}"
+    traversal = "\n".join("      " + line.strip() for line in outcome.traversal.splitlines())
+    detail = "\n".join("    " + line.strip() for line in outcome.detail.splitlines())
+    return f"{outcome.status.value.upper()} {outcome.key}\n{traversal}\n{detail}"
 
 
 def write_expected(outcomes: Iterable[Outcome], path: Path) -> int:

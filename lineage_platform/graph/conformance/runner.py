@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import signal
 import threading
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -77,7 +78,8 @@ class _Ended(Exception):
 @contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
     """Interrupt the enclosed code with `ScenarioTimeout` after `seconds` (main thread only; elsewhere
-    the code runs unlimited, since Python can only deliver signals to the main thread)."""
+    the code runs unlimited, since Python delivers signals to the main thread). An alarm already set by
+    someone else (pytest-timeout, say) is put back afterwards with the time it had left."""
     if seconds <= 0 or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -85,13 +87,17 @@ def time_limit(seconds: float) -> Iterator[None]:
     def expire(signum: int, frame: Any) -> None:
         raise ScenarioTimeout(f"timed out after {seconds:g}s")
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    started = time.monotonic()
+    previous_handler = signal.signal(signal.SIGALRM, expire)
+    previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGALRM, previous_handler)
+        if previous_delay > 0:
+            left = max(previous_delay - (time.monotonic() - started), 0.001)
+            signal.setitimer(signal.ITIMER_REAL, left, previous_interval)
 
 
 def _unescape(text: str) -> str:
@@ -291,11 +297,18 @@ def _skip_reason(scenario: Scenario) -> str | None:
     return None
 
 
-def _texts(scenario: Scenario) -> list[str]:
-    texts = [step.doc for step in scenario.steps if step.doc is not None and "traversal" in step.text]
-    texts += [
-        _unescape(m.group(1)) for s in scenario.steps for m in [re.search(r'count of "(.*)"', s.text)] if m
-    ]
+_COUNT_CHECK = re.compile(r'the graph should return \d+ for count of "(.*)"')
+
+
+def _gremlin_texts(scenario: Scenario) -> list[str]:
+    """All the Gremlin a scenario runs: graph initializer, traversal and count checks."""
+    texts = []
+    for step in scenario.steps:
+        if step.doc is not None and step.text in ("the graph initializer of", "the traversal of"):
+            texts.append(step.doc)
+        count_check = _COUNT_CHECK.fullmatch(step.text)
+        if count_check:
+            texts.append(_unescape(count_check.group(1)))
     return texts
 
 
@@ -303,9 +316,9 @@ def run_scenario(
     feature: str, scenario: Scenario, graphs: DataGraphs, timeout: float = DEFAULT_TIMEOUT
 ) -> Outcome:
     """Run one scenario and say how it ended."""
-    texts = _texts(scenario)
+    texts = _gremlin_texts(scenario)
     core = bool(texts) and uses_only_core_steps(*texts)
-    traversal = texts[0] if texts else ""
+    traversal = next((step.doc or "" for step in scenario.steps if step.text == "the traversal of"), "")
     reason = _skip_reason(scenario)
     if reason:
         return Outcome(feature, scenario.name, Status.SKIP, core, reason, traversal)

@@ -10,7 +10,7 @@ from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPro
 from lineage_platform.graph.embedded.values import MapEntry
 
 
-_PRIMITIVES = frozenset({str, int, float, bool})
+PLAIN_VALUES = frozenset({str, int, float, bool})  # returned as they are
 
 
 def _vertex(v: VertexRec) -> Vertex:
@@ -30,7 +30,7 @@ def _hashable(value: Any) -> Any:
 
 def detach(value: Any) -> Any:
     """A detached copy of ``value``: stored elements become gremlinpython references, containers are copied."""
-    if value is None or type(value) in _PRIMITIVES:
+    if value is None or type(value) in PLAIN_VALUES:
         return value
     if isinstance(value, VertexRec):
         return _vertex(value)

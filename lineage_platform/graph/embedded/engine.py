@@ -22,7 +22,7 @@ from lineage_platform.graph.embedded import (  # noqa: F401  (importing register
     steps_navigation,
     steps_reduce,
 )
-from lineage_platform.graph.embedded.detach import detach
+from lineage_platform.graph.embedded.detach import PLAIN_VALUES, detach
 from lineage_platform.graph.embedded.memgraph import MemGraph
 from lineage_platform.graph.embedded.pipeline import (
     MUTATING_STEPS,
@@ -178,11 +178,14 @@ class EmbeddedGraph:
         compiler = Compiler(self.graph, track_paths=needs_paths(bytecode), mutating=mutating)
         self._apply_source(bytecode, compiler, mutating)
         pipeline = compiler.compile(bytecode, anonymous=False)
-        results = []
+        results: list[Traverser] = []
+        append = results.append
         for t in pipeline.run((compiler.start(SEED),)):
-            if t.obj is SEED:
-                continue
-            results.append(Traverser(detach(t.obj), t.bulk))
+            obj = t.obj
+            if type(obj) in PLAIN_VALUES:
+                append(Traverser(obj, t.bulk))
+            elif obj is not SEED:
+                append(Traverser(detach(obj), t.bulk))
         return results
 
     def _apply_source(self, bytecode: Bytecode, compiler: Compiler, mutating: bool) -> None:
@@ -216,6 +219,11 @@ class EmbeddedGraph:
     @staticmethod
     def _check_strategy(strategy: Any, mutating: bool) -> None:
         name = _strategy_name(strategy)
+        if name == "VertexProgramStrategy":
+            raise UnsupportedStepError(
+                "withComputer() (OLAP) is not supported by the embedded engine",
+                hint="run OLAP traversals against JanusGraph with Spark, or drop withComputer()",
+            )
         if name == "ReadOnlyStrategy":
             if mutating:
                 raise TraversalError(

@@ -84,8 +84,6 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
             until, until_first = _loop_test(name, mod_args, c), first
         elif name == "emit":
             emit, emit_first = _loop_test(name, mod_args, c), first
-    if until is None and emit is None:
-        raise TraversalError("repeat() needs times(), until() or emit()", hint="add .times(n) or .until(...)")
     walk = _navigation_walk(call, args[0], c)
     if walk is not None:
         return walk
@@ -218,8 +216,7 @@ def _distinct_walk(travs: Iterator[Trav], hops: list[Hop], limit: int | None, em
             depth += 1
             seen.update(frontier)
             loops, sack = t.loops, t.sack
-            for v in frontier:
-                yield Trav(v, 1, None, loops, sack)
+            yield from [Trav(v, 1, None, loops, sack) for v in frontier]
 
 
 def _navigation_walk(call: StepCall, body: Any, c: Compiler) -> StepFn | None:
@@ -276,9 +273,15 @@ def _navigation_walk(call: StepCall, body: Any, c: Compiler) -> StepFn | None:
 
 @step("union")
 def compile_union(call: StepCall, c: Compiler) -> StepFn:
-    """union(branches...): every branch's results for each traverser."""
+    """union(branches...): each branch runs over the whole incoming stream (so count() in a branch counts all)."""
     branches = [c.sub(a, "union") for a in call.args]
-    return lambda travs: (r for t in travs for branch in branches for r in branch.run((t,)))
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        incoming = list(travs)
+        for branch in branches:
+            yield from branch.run(incoming)
+
+    return run
 
 
 @step("coalesce")

@@ -13,7 +13,7 @@ from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.access import properties_of, token_value, values_of
 from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPropRec, VertexRec
 from lineage_platform.graph.embedded.modulation import NOTHING, ByFn, by_functions, column_value, value_function
-from lineage_platform.graph.embedded.pipeline import Compiler, StepCall, StepFn, Trav, as_bytecode, step
+from lineage_platform.graph.embedded.pipeline import Compiler, PathNode, StepCall, StepFn, Trav, as_bytecode, step
 from lineage_platform.graph.embedded.scoping import select_value
 from lineage_platform.graph.embedded.values import MapEntry
 
@@ -55,13 +55,22 @@ def compile_properties(call: StepCall, c: Compiler) -> StepFn:
     return lambda travs: (t.split(p) for t in travs for p in properties_of(t.obj, keys, "properties"))
 
 
+_ELEMENT_TYPES = frozenset({VertexRec, EdgeRec, VertexPropRec})
+
+
+def _ids(travs: Iterator[Trav]) -> Iterator[Trav]:
+    """id(): the hot end of most lookups and walks, so written out without helper calls."""
+    for t in travs:
+        obj = t.obj
+        value = obj.id if type(obj) in _ELEMENT_TYPES else token_value(obj, T.id, "id")
+        path = t.path
+        yield Trav(value, t.bulk, None if path is None else PathNode(path, value), t.loops, t.sack)
+
+
 def _token_step(token: T) -> Any:
     def compile_token(call: StepCall, c: Compiler) -> StepFn:
         if token == T.id:
-            element_types = (VertexRec, EdgeRec, VertexPropRec)
-            return lambda travs: (
-                t.split(t.obj.id if type(t.obj) in element_types else token_value(t.obj, token, "id")) for t in travs
-            )
+            return _ids
         return lambda travs: (t.split(token_value(t.obj, token, call.name)) for t in travs)
 
     return compile_token
@@ -170,8 +179,6 @@ def compile_as(call: StepCall, c: Compiler) -> StepFn:
 
     def label(t: Trav) -> Trav:
         node = t.path
-        from lineage_platform.graph.embedded.pipeline import PathNode
-
         relabelled = PathNode(node.prev, node.obj, node.labels + labels)
         return Trav(t.obj, t.bulk, relabelled, t.loops, t.sack)
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from gremlin_python.process.traversal import Order, Scope
 from gremlin_python.statics import long
+from gremlin_python.structure.graph import Path
 
 from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.modulation import NOTHING, ByFn, by_functions, value_function
@@ -34,6 +35,8 @@ def _local_values(obj: Any) -> list[Any]:
         return [MapEntry(item) for item in obj.items()]
     if isinstance(obj, (list, tuple, set, frozenset)) and not isinstance(obj, MapEntry):
         return list(obj)
+    if isinstance(obj, Path):
+        return list(obj.objects)
     return [obj]
 
 

@@ -14,7 +14,7 @@ Layout of a store directory (bytes: :mod:`.storage_format`)::
 Sequence numbers (SCNs) count committed transactions from 1, without gaps, across checkpoints and restarts.
 
 Retention: a checkpoint makes every older segment redundant for recovery. Those closed segments are kept for
-change-capture readers (:func:`read_since`) while their total size stays within ``retain_bytes``; the oldest
+change-capture readers (:class:`LogTail`, :func:`read_since`) while their total size stays within ``retain_bytes``; the oldest
 are deleted first. A reader that falls further behind gets a :class:`StoreError` naming the oldest SCN still
 retained and must re-seed from a snapshot or an export.
 """
@@ -25,7 +25,7 @@ import fcntl
 import logging
 import os
 import pickle
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
@@ -95,9 +95,13 @@ def _segments_after(segments: list[_Segment], scn: int) -> list[_Segment]:
     ]
 
 
-def _read_segment(segment: _Segment, expected_base: int | None) -> tuple[bytes, int]:
-    """A segment's bytes and header base SCN, checked against its file name (and ``expected_base``)."""
-    data = segment.path.read_bytes()
+def _successor(segments: list[_Segment], segment: _Segment) -> _Segment | None:
+    """The segment after ``segment`` in a sorted listing, if any."""
+    return next((candidate for candidate in segments if candidate.base_scn > segment.base_scn), None)
+
+
+def _check_segment_header(segment: _Segment, data: bytes, expected_base: int | None) -> int:
+    """The base SCN in the header opening ``data``, checked against the file name (and ``expected_base``)."""
     base = decode_segment_header(data, segment.path)
     if base != segment.base_scn:
         raise StoreCorruptError(
@@ -110,7 +114,7 @@ def _read_segment(segment: _Segment, expected_base: int | None) -> tuple[bytes, 
             "(a segment is missing)",
             hint=RESTORE_HINT,
         )
-    return data, base
+    return base
 
 
 def _sync_file(fd: int) -> None:
@@ -220,8 +224,9 @@ class DurableLog:
         pending: list[memoryview] = []
         next_scn = snapshot_scn + 1
         for index, segment in enumerate(segments):
-            data, base = _read_segment(
-                segment, expected_base=max(next_scn, snapshot_scn + 1) if index else None
+            data = segment.path.read_bytes()
+            base = _check_segment_header(
+                segment, data, expected_base=max(next_scn, snapshot_scn + 1) if index else None
             )
             if index == 0 and base > snapshot_scn + 1:
                 raise StoreCorruptError(
@@ -385,39 +390,96 @@ class DurableLog:
         self.close()
 
 
-def read_since(path: Path, scn: int) -> Iterator[tuple[int, list[tuple]]]:
-    """Committed ``(scn, ops)`` records with an SCN above ``scn``, read without taking the store's lock.
+class LogTail:
+    """Follows a store's committed transactions from an SCN on, as a change-capture relay needs.
 
-    Meant for a change-capture relay tailing a store another process (or this one) keeps writing: the
-    iteration ends at the newest complete record, and a record still being appended is left for the next
-    call. Pass 0 to start from the oldest retained record. Raises :class:`StoreError` if records after
-    ``scn`` were already deleted by retention (see the module docstring).
+    Reads without taking the store's lock while the owning process keeps writing. Each :meth:`poll` yields
+    the records complete at that moment and remembers the segment and byte offset where it stopped, so the
+    next poll reads only what was appended since, moving on to newer segments across checkpoints. A record
+    still being appended is left for a later poll. Records deleted by retention (see the module docstring)
+    raise :class:`StoreError` naming the oldest SCN still retained.
     """
-    directory = Path(path)
-    if not directory.is_dir():
-        raise StoreError(
-            f"no graph store at {directory}", hint="pass the directory of an embedded graph store"
-        )
-    segments = _segments_after(_list_segments(directory), scn)
-    if segments and segments[0].base_scn > scn + 1:
-        _raise_not_retained(directory, scn, segments[0].base_scn)
-    expected_base = None
-    for index, segment in enumerate(segments):
+
+    def __init__(self, path: Path, scn: int) -> None:
+        self.path = Path(path)
+        self.scn = scn
+        self._segment: _Segment | None = None
+        self._offset = 0
+        self._next_scn: int | None = None
+
+    def poll(self) -> Iterator[tuple[int, list[tuple]]]:
+        """Yield ``(scn, ops)`` for each committed record after :attr:`scn` (updated as records are yielded)."""
+        if not self.path.is_dir():
+            raise StoreError(
+                f"no graph store at {self.path}", hint="pass the directory of an embedded graph store"
+            )
+        while True:
+            # Listed before reading: a segment with a successor here is closed, so what it holds is final.
+            segments = _list_segments(self.path)
+            if self._segment is None and not self._start_segment(segments):
+                return
+            successor = _successor(segments, self._segment)
+            complete = yield from self._read_new_records(closed=successor is not None)
+            if complete is None:
+                self._skip_deleted_segment()
+            elif complete and successor is not None:
+                self._segment, self._offset = successor, 0
+            else:
+                return
+
+    def _start_segment(self, segments: list[_Segment]) -> bool:
+        """Position at the start of the segment holding the record after :attr:`scn`; False if there is none."""
+        candidates = _segments_after(segments, self.scn)
+        if not candidates:
+            return False
+        if candidates[0].base_scn > self.scn + 1:
+            _raise_not_retained(self.path, self.scn, candidates[0].base_scn)
+        self._segment, self._offset = candidates[0], 0
+        return True
+
+    def _skip_deleted_segment(self) -> None:
+        """Move past a segment that retention deleted after this tail had read all of it, or report the loss."""
+        successor = _successor(_list_segments(self.path), self._segment)
+        if successor is None or successor.base_scn != self._next_scn:
+            _raise_not_retained(self.path, self.scn, successor.base_scn if successor else None)
+        self._segment, self._offset = successor, 0
+
+    def _read_new_records(self, *, closed: bool) -> Generator[tuple[int, list[tuple]], None, bool | None]:
+        """Yield the new records of the current segment.
+
+        Returns True if the segment ends on a record boundary, False if it ends in a record still being
+        written, None if the segment was deleted.
+        """
+        segment = self._segment
         try:
-            data, base = _read_segment(segment, expected_base)
+            with segment.path.open("rb") as file:
+                file.seek(self._offset)
+                data = file.read()
         except FileNotFoundError:
-            _raise_not_retained(directory, scn, None)
-        expected_base = base
-        for item in scan_records(data, segment.path, base):
+            return None
+        if self._offset == 0:
+            self._next_scn = _check_segment_header(segment, data, self._next_scn)
+        for item in scan_records(data, segment.path, self._next_scn, origin=self._offset):
             if isinstance(item, TornTail):
-                if index < len(segments) - 1:
+                if closed:
                     raise StoreCorruptError(
                         f"{segment.path}: {item.reason} at offset {item.offset}", hint=RESTORE_HINT
                     )
-                return
-            expected_base = item.scn + 1
-            if item.scn > scn:
+                return False
+            self._offset, self._next_scn = item.end, item.scn + 1
+            if item.scn > self.scn:
+                self.scn = item.scn
                 yield item.scn, decode_ops(item.payload)
+        return True
+
+
+def read_since(path: Path, scn: int) -> Iterator[tuple[int, list[tuple]]]:
+    """The committed ``(scn, ops)`` records after ``scn`` that are complete now (one :meth:`LogTail.poll`).
+
+    Pass 0 to start from the oldest retained record. A relay that keeps polling should hold one
+    :class:`LogTail` instead, which does not re-read what it has already seen.
+    """
+    return LogTail(path, scn).poll()
 
 
 def _raise_not_retained(directory: Path, scn: int, oldest: int | None) -> NoReturn:

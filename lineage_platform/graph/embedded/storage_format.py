@@ -97,61 +97,67 @@ def decode_segment_header(data: bytes | memoryview, path: Path) -> int:
 
 @dataclass(frozen=True)
 class Record:
-    """One committed transaction as found in a segment: its SCN and pickled ops."""
+    """One committed transaction as found in a segment: its SCN, pickled ops and the file offset after it."""
 
     scn: int
     payload: memoryview
+    end: int
 
 
 @dataclass(frozen=True)
 class TornTail:
-    """An incomplete record at the end of a segment, left by a crash during an append."""
+    """An incomplete record at the end of a segment, left by a crash during an append (or one in progress)."""
 
     offset: int
     reason: str
 
 
-def scan_records(data: bytes, path: Path, expected_scn: int) -> Iterator[Record | TornTail]:
-    """Yield the records of a whole segment image, then a :class:`TornTail` if it ends in a partial write.
+def scan_records(
+    data: bytes, path: Path, expected_scn: int, *, origin: int = 0
+) -> Iterator[Record | TornTail]:
+    """Yield the records in ``data``, then a :class:`TornTail` if it ends in a partial write.
 
-    ``expected_scn`` is the SCN the first record must carry; each further record carries the next one.
-    Damage that a crashed append cannot explain raises :class:`StoreCorruptError` with the file and offset.
+    ``data`` holds the segment file's bytes from file offset ``origin`` to its end: the whole file (header
+    included) when ``origin`` is 0, else bytes starting at a record boundary. ``expected_scn`` is the SCN the
+    first record must carry; each further record carries the next one. Damage that a crashed append cannot
+    explain raises :class:`StoreCorruptError` with the file and offset.
     """
     view = memoryview(data)
-    offset = SEGMENT_HEADER_SIZE
+    offset = SEGMENT_HEADER_SIZE if origin == 0 else 0
     size = len(data)
     while offset < size:
+        at = origin + offset
         if size - offset < RECORD_HEADER_SIZE:
-            yield TornTail(offset, "partial record header")
+            yield TornTail(at, "partial record header")
             return
         head = view[offset : offset + _RECORD_HEAD.size]
         (head_crc,) = _RECORD_HEAD_CRC.unpack_from(view, offset + _RECORD_HEAD.size)
         if head_crc != zlib.crc32(head):
             if data.count(b"\0", offset) == size - offset:
-                yield TornTail(offset, "zero-filled tail")
+                yield TornTail(at, "zero-filled tail")
                 return
             raise StoreCorruptError(
-                f"{path}: record header checksum mismatch at offset {offset}", hint=RESTORE_HINT
+                f"{path}: record header checksum mismatch at offset {at}", hint=RESTORE_HINT
             )
         length, scn, payload_crc = _RECORD_HEAD.unpack(head)
         start = offset + RECORD_HEADER_SIZE
         end = start + length
         if end > size:
-            yield TornTail(offset, "partial record payload")
+            yield TornTail(at, "partial record payload")
             return
         payload = view[start:end]
         if zlib.crc32(payload) != payload_crc:
             if end == size:
-                yield TornTail(offset, "last record's payload checksum mismatch")
+                yield TornTail(at, "last record's payload checksum mismatch")
                 return
             raise StoreCorruptError(
-                f"{path}: record payload checksum mismatch at offset {offset}", hint=RESTORE_HINT
+                f"{path}: record payload checksum mismatch at offset {at}", hint=RESTORE_HINT
             )
         if scn != expected_scn:
             raise StoreCorruptError(
-                f"{path}: record at offset {offset} has SCN {scn}, expected {expected_scn}", hint=RESTORE_HINT
+                f"{path}: record at offset {at} has SCN {scn}, expected {expected_scn}", hint=RESTORE_HINT
             )
-        yield Record(scn, payload)
+        yield Record(scn, payload, origin + end)
         expected_scn += 1
         offset = end
 

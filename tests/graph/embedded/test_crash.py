@@ -20,7 +20,7 @@ from gremlin_python.process.graph_traversal import __
 
 from lineage_platform.graph.connect import EmbeddedRemoteConnection
 from lineage_platform.graph.embedded.engine import EmbeddedGraph
-from lineage_platform.graph.embedded.storage import DurableLog, read_since
+from lineage_platform.graph.embedded.storage import DurableLog, LogTail, read_since
 
 OPS_PER_TX = 4
 KILLS = 6
@@ -117,17 +117,18 @@ def test_kill_minus_9_loses_no_acknowledged_transaction(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_read_since_tails_a_live_writer_across_checkpoints(tmp_path: Path) -> None:
+def test_log_tail_follows_a_live_writer_across_checkpoints(tmp_path: Path) -> None:
     store, acks = tmp_path / "store", tmp_path / "acknowledged.txt"
     with acks.open("w") as out:
         writer = subprocess.Popen([sys.executable, "-c", WRITER, str(store), str(10**9)], stdout=out)
-    seen = 0
+    tail = LogTail(store, 0)
     try:
         deadline = time.monotonic() + 60
         while not acks.read_text() and time.monotonic() < deadline:
             time.sleep(0.01)
         while len(list(store.glob("wal-*.log"))) < 3 and time.monotonic() < deadline:
-            for scn, ops in read_since(store, seen):
+            seen = tail.scn
+            for scn, ops in tail.poll():
                 assert scn == seen + 1
                 assert ops[0] == ("addV", scn, "node")
                 seen = scn
@@ -139,9 +140,11 @@ def test_read_since_tails_a_live_writer_across_checkpoints(tmp_path: Path) -> No
         "the writer should have checkpointed twice while being tailed"
     )
     acknowledged = [int(line) for line in acks.read_text().splitlines(keepends=True) if line.endswith("\n")]
-    rest = [scn for scn, _ in read_since(store, seen)]
-    assert rest == list(range(seen + 1, seen + 1 + len(rest)))
-    assert seen + len(rest) >= acknowledged[-1]
+    before = tail.scn
+    rest = [scn for scn, _ in tail.poll()]
+    assert rest == list(range(before + 1, before + 1 + len(rest)))
+    assert tail.scn >= acknowledged[-1], "an acknowledged transaction never reached the tail"
+    assert [scn for scn, _ in read_since(store, 0)] == list(range(1, tail.scn + 1))
 
 
 def recovered_graph(store: Path) -> tuple[list[int], list[dict]]:

@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 
 from lineage_platform.errors import StoreCorruptError, StoreError, StoreLockedError
-from lineage_platform.graph.embedded.storage import DurableLog, read_since
+from lineage_platform.graph.embedded.storage import DurableLog, LogTail, read_since
 from lineage_platform.graph.embedded.storage_format import (
     RECORD_HEADER_SIZE,
     SEGMENT_HEADER_SIZE,
     SEGMENT_MAGIC,
+    encode_record,
 )
 
 
@@ -381,3 +382,61 @@ def test_crash_between_snapshot_and_new_segment_keeps_appending_to_the_old_one(t
     assert store.append(tx(4)) == 4
     store.close()
     assert [scn for scn, _ in read_since(tmp_path, 0)] == [1, 2, 3, 4]
+
+
+def test_log_tail_reads_only_what_was_appended_since_the_last_poll(tmp_path: Path) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        tail = LogTail(tmp_path, 0)
+        assert list(tail.poll()) == []
+        store.append(tx(1))
+        store.append(tx(2))
+        assert list(tail.poll()) == [(1, tx(1)), (2, tx(2))]
+        assert list(tail.poll()) == []
+        store.append(tx(3))
+        store.checkpoint("three")
+        store.append(tx(4))
+        assert list(tail.poll()) == [(3, tx(3)), (4, tx(4))]
+        assert tail.scn == 4
+
+
+def test_log_tail_waits_for_a_record_being_appended(tmp_path: Path) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        store.append(tx(1))
+    tail = LogTail(tmp_path, 0)
+    assert [scn for scn, _ in tail.poll()] == [1]
+    record = encode_record(2, tx(2))
+    with only_segment(tmp_path).open("ab") as segment:
+        segment.write(record[:30])
+        segment.flush()
+        assert list(tail.poll()) == []
+        segment.write(record[30:])
+    assert list(tail.poll()) == [(2, tx(2))]
+
+
+def test_log_tail_reports_a_gap_between_segments(tmp_path: Path) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        store.append(tx(1))
+        store.checkpoint("one")
+        store.append(tx(2))
+        store.checkpoint("two")
+        store.append(tx(3))
+    (tmp_path / "wal-00000000000000000002.log").unlink()
+    tail = LogTail(tmp_path, 0)
+    with pytest.raises(StoreCorruptError, match="a segment is missing"):
+        list(tail.poll())
+    assert tail.scn == 1
+
+
+def test_log_tail_moves_past_a_segment_deleted_after_it_was_read(tmp_path: Path) -> None:
+    with DurableLog(tmp_path, retain_bytes=0) as store:
+        store.recover()
+        store.append(tx(1))
+        tail = LogTail(tmp_path, 0)
+        assert [scn for scn, _ in tail.poll()] == [1]
+        store.checkpoint("one")
+        store.append(tx(2))
+        assert not (tmp_path / "wal-00000000000000000001.log").exists()
+        assert list(tail.poll()) == [(2, tx(2))]

@@ -1,0 +1,293 @@
+"""The Kafka collector: hook events from topics into the lineage graph, each applied exactly once in effect.
+
+Loop (one consumer in a consumer group; run several for more partitions):
+
+1. ``poll`` up to ``max_records`` records;
+2. decode each (``events.EventDecoder``: platform events, Atlas HookNotifications, OpenLineage RunEvents);
+   a record that cannot be used goes to the dead-letter list with its reason;
+3. write all decoded lineage in one ``LineageWriter.write_runs`` call (keyed upserts, so re-writing is harmless);
+   if that write is refused for a reason that is not transient, each event is written on its own and the ones
+   still refused join the dead letters;
+4. send the dead letters (original bytes; headers ``reason``, ``topic``, ``partition``, ``offset``) and wait
+   for the broker to take them;
+5. only then commit the offsets — but never past a part of a split Atlas message whose other parts are still
+   missing, so a restart reads that part again.
+
+A collector killed anywhere in this loop re-reads at most the records after its last commit and writes them
+again, which changes nothing: every event ends up applied exactly once in the graph.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lineage_platform.errors import ConfigError, IngestError, LineageError
+from lineage_platform.ingest.catalog_index import CatalogIndex
+from lineage_platform.ingest.events import EventDecoder, LineageItems
+
+if TYPE_CHECKING:
+    from gremlin_python.process.graph_traversal import GraphTraversalSource
+    from kafka import KafkaConsumer, KafkaProducer
+    from kafka.consumer.fetcher import ConsumerRecord
+
+DEFAULT_GROUP = "lineage-collector"
+DEFAULT_DEAD_LETTER_TOPIC = "lineage-dead-letter"
+
+
+@dataclass(frozen=True)
+class CollectorOptions:
+    """Where to read, where to write, and when to stop."""
+
+    bootstrap_servers: str
+    topics: tuple[str, ...]
+    group_id: str = DEFAULT_GROUP
+    dead_letter_topic: str | None = DEFAULT_DEAD_LETTER_TOPIC
+    graph_url: str | None = None
+    schema: dict[str, Any] | None = None
+    batch_size: int = 500
+    max_records: int = 500
+    poll_timeout_ms: int = 500
+    max_poll_interval_ms: int = 5000
+    session_timeout_ms: int = 6000
+    idle_timeout: float | None = None
+    max_records_total: int | None = None
+
+
+@dataclass
+class CollectorStats:
+    """Counts since the collector started, and the lag (records not yet read) at the last poll."""
+
+    records: int = 0
+    applied: int = 0
+    dead_lettered: int = 0
+    pending_parts: int = 0
+    statements: int = 0
+    vertices: int = 0
+    edges: int = 0
+    runs: int = 0
+    commits: int = 0
+    lag: int | None = None
+    seconds: float = 0.0
+    formats: Counter[str] = field(default_factory=Counter)
+    reasons: Counter[str] = field(default_factory=Counter)
+
+    def rows(self) -> list[tuple[str, str]]:
+        """(name, value) pairs for display."""
+        names = ("records", "applied", "dead_lettered", "pending_parts", "statements", "vertices", "edges")
+        rows = [
+            (name.replace("_", " "), str(getattr(self, name))) for name in (*names, "runs", "commits", "lag")
+        ]
+        rows += [(f"format {name}", str(count)) for name, count in sorted(self.formats.items())]
+        return [*rows, ("seconds", f"{self.seconds:.2f}")]
+
+
+@dataclass(frozen=True)
+class _Event:
+    record: ConsumerRecord
+    items: LineageItems
+
+
+class Collector:
+    """Consumes hook events and writes their lineage; see the module docstring for the guarantees."""
+
+    def __init__(
+        self,
+        options: CollectorOptions,
+        g: GraphTraversalSource | None = None,
+        on_batch: Callable[[CollectorStats], None] | None = None,
+    ) -> None:
+        from lineage_platform.graph import connect
+        from lineage_platform.graph.writer import LineageWriter
+
+        if not options.topics:
+            raise ConfigError(
+                "no topic to collect from", hint="pass --topic (several times for several topics)"
+            )
+        self.options = options
+        self.writer = LineageWriter(g or connect(options.graph_url), batch_size=options.batch_size)
+        self.decoder = EventDecoder(CatalogIndex(options.schema))
+        self.stats = CollectorStats()
+        self.on_batch = on_batch
+        self._stopping = False
+
+    def stop(self) -> None:
+        """Ask the loop to finish the batch in hand, commit and return (safe from a signal handler)."""
+        self._stopping = True
+
+    def run(self) -> CollectorStats:
+        """Collect until stopped, idle for ``idle_timeout`` seconds, or ``max_records_total`` records are read."""
+        started = time.monotonic()
+        consumer = self._consumer()
+        producer = self._producer() if self.options.dead_letter_topic else None
+        last_record = time.monotonic()
+        try:
+            while not self._stopping:
+                polled = consumer.poll(
+                    timeout_ms=self.options.poll_timeout_ms, max_records=self.options.max_records
+                )
+                records = [record for batch in polled.values() for record in batch]
+                if records:
+                    self._process(records, consumer, producer)
+                    last_record = time.monotonic()
+                elif not consumer.assignment():
+                    last_record = time.monotonic()  # still joining the group: not idle yet
+                self.stats.lag = _lag(consumer)
+                self.stats.seconds = time.monotonic() - started
+                if records and self.on_batch is not None:
+                    self.on_batch(self.stats)
+                if (
+                    self.options.idle_timeout is not None
+                    and time.monotonic() - last_record > self.options.idle_timeout
+                ):
+                    break
+                if (
+                    self.options.max_records_total is not None
+                    and self.stats.records >= self.options.max_records_total
+                ):
+                    break
+        finally:
+            consumer.close()
+            if producer is not None:
+                producer.close()
+        self.stats.seconds = time.monotonic() - started
+        return self.stats
+
+    def _consumer(self) -> KafkaConsumer:
+        from kafka import KafkaConsumer
+        from kafka.errors import NoBrokersAvailable
+
+        try:
+            return KafkaConsumer(
+                *self.options.topics,
+                bootstrap_servers=self.options.bootstrap_servers,
+                group_id=self.options.group_id,
+                enable_auto_commit=False,
+                auto_offset_reset="earliest",
+                max_poll_interval_ms=self.options.max_poll_interval_ms,
+                session_timeout_ms=self.options.session_timeout_ms,
+                heartbeat_interval_ms=max(100, self.options.session_timeout_ms // 3),
+            )
+        except NoBrokersAvailable as exc:
+            raise ConfigError(
+                f"no Kafka broker answers at {self.options.bootstrap_servers}",
+                hint="check --bootstrap-servers (LINEAGE_BOOTSTRAP_SERVERS) and that the broker runs",
+            ) from exc
+
+    def _producer(self) -> KafkaProducer:
+        from kafka import KafkaProducer
+
+        return KafkaProducer(bootstrap_servers=self.options.bootstrap_servers, acks="all", linger_ms=5)
+
+    def _process(
+        self, records: list[ConsumerRecord], consumer: KafkaConsumer, producer: KafkaProducer | None
+    ) -> None:
+        events: list[_Event] = []
+        dead: list[tuple[ConsumerRecord, str]] = []
+        for record in records:
+            position = (record.topic, record.partition, record.offset)
+            try:
+                decoded = self.decoder.decode(record.value, position)
+            except IngestError as exc:
+                dead.append((record, str(exc)))
+                continue
+            self.stats.formats[decoded.format] += 1
+            if not decoded.pending:
+                events.append(_Event(record, decoded.items))
+        refused = self._write(events)
+        self._dead_letter(dead + refused, producer)
+        self._commit(records, consumer)
+        self.stats.records += len(records)
+        self.stats.applied += len(events) - len(refused)
+        self.stats.pending_parts = sum(1 for _ in self.decoder.atlas_parts.pending())
+
+    def _write(self, events: list[_Event]) -> list[tuple[ConsumerRecord, str]]:
+        """Write the events' lineage; returns the events the graph refused, with the reason."""
+        try:
+            self._count(self.writer.write_runs(item for event in events for item in event.items))
+            return []
+        except LineageError as exc:
+            if exc.transient or len(events) == 1:
+                if exc.transient:
+                    raise
+                return [(events[0].record, f"graph refused the lineage: {exc}")]
+        refused = []
+        for event in events:  # find the one(s) the graph refuses; the others are written (again: harmless)
+            try:
+                self._count(self.writer.write_runs(event.items))
+            except LineageError as exc:
+                if exc.transient:
+                    raise
+                refused.append((event.record, f"graph refused the lineage: {exc}"))
+        return refused
+
+    def _count(self, summary: Any) -> None:
+        self.stats.statements += summary.statements
+        self.stats.vertices += summary.vertices
+        self.stats.edges += summary.edges
+        self.stats.runs += summary.runs
+
+    def _dead_letter(self, dead: list[tuple[ConsumerRecord, str]], producer: KafkaProducer | None) -> None:
+        for record, reason in dead:
+            self.stats.dead_lettered += 1
+            self.stats.reasons[reason.split(":")[0]] += 1
+            if producer is None:
+                continue
+            headers = [
+                ("reason", reason.encode()),
+                ("topic", record.topic.encode()),
+                ("partition", str(record.partition).encode()),
+                ("offset", str(record.offset).encode()),
+            ]
+            producer.send(
+                self.options.dead_letter_topic, value=record.value or b"", key=record.key, headers=headers
+            )
+        if dead and producer is not None:
+            producer.flush()
+
+    def _commit(self, records: list[ConsumerRecord], consumer: KafkaConsumer) -> None:
+        from kafka import TopicPartition
+        from kafka.errors import CommitFailedError
+        from kafka.structs import OffsetAndMetadata
+
+        ends: dict[TopicPartition, int] = {}
+        for record in records:
+            tp = TopicPartition(record.topic, record.partition)
+            ends[tp] = max(ends.get(tp, 0), record.offset + 1)
+        for topic, partition, offset in self.decoder.atlas_parts.pending():
+            tp = TopicPartition(topic, partition)
+            if tp in ends:
+                ends[tp] = min(ends[tp], offset)
+        try:
+            consumer.commit({tp: OffsetAndMetadata(offset, "", -1) for tp, offset in ends.items()})
+            self.stats.commits += 1
+        except CommitFailedError:
+            pass  # the group rebalanced: the partition's new owner re-reads these records, which changes nothing
+
+
+def _lag(consumer: KafkaConsumer) -> int | None:
+    """Records not yet read on the assigned partitions, from the high-water marks of the last fetch."""
+    total = None
+    for tp in consumer.assignment():
+        highwater = consumer.highwater(tp)
+        position = consumer.position(tp) if highwater is not None else None
+        if highwater is not None and position is not None:
+            total = (total or 0) + max(0, highwater - position)
+    return total
+
+
+def describe(stats: CollectorStats) -> str:
+    """One progress line: counts and lag."""
+    return json.dumps(
+        {
+            "records": stats.records,
+            "applied": stats.applied,
+            "dead_lettered": stats.dead_lettered,
+            "pending_parts": stats.pending_parts,
+            "lag": stats.lag,
+        }
+    )

@@ -1,0 +1,84 @@
+"""Hook event formats the collector understands, one module per format, and the one entry point that tells them
+apart: :class:`EventDecoder`.
+
+| format | module | recognised by |
+| --- | --- | --- |
+| the platform's own event (SQL text + run provenance, or pre-parsed lineage) | ``native.py`` | ``"format": "lineage-platform"`` |
+| Apache Atlas HookNotification (``ATLAS_HOOK`` topic, Hive hook) | ``atlas.py`` | ``msgCompressionKind`` / ``message.type`` |
+| OpenLineage RunEvent | ``openlineage.py`` | ``eventType`` + ``run`` + ``job`` |
+
+Every decoder turns one event into :data:`LineageItems` — ``(StatementLineage, RunInfo | None)`` pairs, the
+shape ``LineageWriter.write_runs`` takes — or raises :class:`~lineage_platform.errors.IngestError` whose message
+is the dead-letter reason.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from lineage_platform.errors import IngestError
+from lineage_platform.ingest.catalog_index import CatalogIndex
+from lineage_platform.ingest.events import atlas, native, openlineage
+from lineage_platform.ingest.events.items import LineageItems
+
+__all__ = ["Decoded", "EventDecoder", "LineageItems"]
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """What one Kafka record turned into: lineage to write (possibly none), or nothing yet (``pending``: a part of
+    a split Atlas message whose other parts have not arrived)."""
+
+    format: str
+    items: LineageItems
+    pending: bool = False
+
+
+class EventDecoder:
+    """Decodes Kafka record values of any supported format; keeps the parts of split Atlas messages meanwhile."""
+
+    def __init__(self, catalog: CatalogIndex | None = None) -> None:
+        self.catalog = catalog or CatalogIndex(None)
+        self.atlas_parts = atlas.SplitAssembler()
+
+    def decode(self, value: bytes | None, position: tuple[str, int, int]) -> Decoded:
+        """The lineage in the value of the record at ``position`` (topic, partition, offset); the runs' source is
+        ``topic:partition:offset``.
+
+        Raises IngestError (the dead-letter reason) for garbage, truncated JSON, unknown event types, references
+        to tables or columns the event does not describe, and SQL that does not parse.
+        """
+        event = _json_object(value)
+        source = ":".join(map(str, position))
+        if native.is_native(event):
+            return Decoded("native", native.lineage_items(event, source, self.catalog))
+        if atlas.is_atlas(event):
+            notification = self.atlas_parts.add(event, position)
+            if notification is None:
+                return Decoded("atlas", [], pending=True)
+            return Decoded("atlas", atlas.lineage_items(notification, source))
+        if openlineage.is_run_event(event):
+            return Decoded("openlineage", openlineage.lineage_items(event, source))
+        raise IngestError(
+            f"unknown event type (keys: {', '.join(sorted(event)[:8]) or 'none'})",
+            hint="send a lineage-platform event, an Atlas HookNotification or an OpenLineage RunEvent",
+        )
+
+
+def _json_object(value: bytes | None) -> dict[str, Any]:
+    if not value:
+        raise IngestError("empty record value", hint="the producer sent a record without a payload")
+    try:
+        event = json.loads(value)
+    except UnicodeDecodeError as exc:
+        raise IngestError(f"not UTF-8 text: {exc}", hint="events are JSON documents in UTF-8") from exc
+    except json.JSONDecodeError as exc:
+        raise IngestError(
+            f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}",
+            hint="the record is garbage or truncated; fix the producer",
+        ) from exc
+    if not isinstance(event, dict):
+        raise IngestError(f"JSON {type(event).__name__} instead of an object", hint="events are JSON objects")
+    return event

@@ -1,0 +1,194 @@
+"""OpenLineage RunEvents (spec 2-0-2): reading them into lineage records, and the facet names both directions use.
+
+A RunEvent has ``eventType`` (START, RUNNING, COMPLETE, ABORT, FAIL, OTHER), ``eventTime``, ``run.runId``,
+``job.namespace``/``job.name`` and ``inputs``/``outputs`` datasets (``namespace``, ``name``, ``facets``). Used:
+
+* dataset facet ``schema`` (``fields[].name``) — the dataset's columns;
+* output facet ``columnLineage``: ``fields.<column>.inputFields[]`` (``namespace``, ``name``, ``field``,
+  ``transformations[]`` with ``type`` DIRECT/INDIRECT, ``subtype``, ``description``, ``masking``) and ``dataset[]``
+  (inputs that affect every row: filters, joins, grouping). DIRECT is a strong edge, INDIRECT a weak one; the
+  subtype is the edge's transform; a description ``key path K`` is its JSON/map key path;
+* job facet ``sql`` (``query``) — the statement text (without it the process is keyed by the job's name);
+* the platform's own facets, written by ``lineage export openlineage`` so that a round trip keeps everything:
+  job facet :data:`PROCESS_FACET` (``operation``, ``predicates``), run facet :data:`RUN_FACET` (the run's
+  provenance fields) and dataset facet :data:`DATASET_FACET` (``kind``).
+
+Datasets in a file-system namespace (``hdfs://nn:8020`` + ``/warehouse/t``) are paths named by the joined URL;
+others are tables named by ``name``. Terminal events (COMPLETE, FAIL, ABORT) record a run; the others only
+lineage. Column lineage from a dataset the event neither reads nor writes rejects the event.
+"""
+
+from __future__ import annotations
+
+from typing import Any, get_args
+
+from lineage_platform.errors import IngestError
+from lineage_platform.ingest.events.items import LineageItems, field
+from lineage_platform.ingest.records import FAILED, SUCCEEDED
+from lineage_platform.model import (
+    ColumnEdge,
+    Dataset,
+    Operation,
+    Predicate,
+    RunInfo,
+    StatementLineage,
+    Transform,
+)
+
+SCHEMA_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
+PROCESS_FACET = "lineagePlatform_process"
+RUN_FACET = "lineagePlatform_run"
+DATASET_FACET = "lineagePlatform_dataset"
+KEY_PATH_PREFIX = "key path "
+FILE_SYSTEM_SCHEMES = frozenset(
+    {"hdfs", "s3", "s3a", "s3n", "gs", "abfs", "abfss", "wasb", "wasbs", "file", "oss"}
+)
+EVENT_STATUS = {"COMPLETE": SUCCEEDED, "FAIL": FAILED, "ABORT": FAILED}
+EVENT_TYPES = frozenset({"START", "RUNNING", "OTHER", *EVENT_STATUS})
+_TRANSFORMS = frozenset(get_args(Transform))
+_OPERATIONS = frozenset(get_args(Operation))
+
+
+def is_run_event(event: dict[str, Any]) -> bool:
+    """Whether ``event`` looks like an OpenLineage RunEvent."""
+    return "eventType" in event and "run" in event and "job" in event
+
+
+def dataset_name(namespace: str, name: str) -> tuple[str, bool]:
+    """(platform dataset name, is a path) of an OpenLineage dataset identifier.
+
+    >>> dataset_name("hdfs://nn:8020", "/warehouse/t")
+    ('hdfs://nn:8020/warehouse/t', True)
+    >>> dataset_name("hive://metastore:9083", "DWD.Users")
+    ('dwd.users', False)
+    """
+    if namespace.partition("://")[0].lower() in FILE_SYSTEM_SCHEMES:
+        return namespace.rstrip("/") + "/" + name.lstrip("/"), True
+    return name.lower(), False
+
+
+def lineage_items(event: dict[str, Any], source: str) -> LineageItems:
+    """The one (statement, run or None) pair of a RunEvent; raises IngestError for what it cannot use."""
+    event_type = field(event, "eventType", str, "event")
+    if event_type not in EVENT_TYPES:
+        raise IngestError(
+            f"unknown OpenLineage eventType {event_type!r}", hint=f"use one of {sorted(EVENT_TYPES)}"
+        )
+    job = field(event, "job", dict, "event")
+    job_facets = job.get("facets") or {}
+    datasets: dict[tuple[str, str], Dataset] = {}
+    inputs = tuple(_dataset(d, f"inputs[{n}]", datasets) for n, d in enumerate(event.get("inputs") or []))
+    outputs = tuple(_dataset(d, f"outputs[{n}]", datasets) for n, d in enumerate(event.get("outputs") or []))
+    edges = [
+        edge
+        for n, output in enumerate(event.get("outputs") or [])
+        for edge in _column_edges(output, datasets, f"outputs[{n}]")
+    ]
+    process = job_facets.get(PROCESS_FACET) or {}
+    operation = process.get("operation", "OTHER")
+    if operation not in _OPERATIONS:
+        raise IngestError(
+            f"unknown operation {operation!r} in {PROCESS_FACET}", hint=f"use {sorted(_OPERATIONS)}"
+        )
+    query = (job_facets.get("sql") or {}).get("query")
+    if not isinstance(query, str):
+        query = f"job:{field(job, 'namespace', str, 'job')}/{field(job, 'name', str, 'job')}"
+    statement = StatementLineage(
+        index=0,
+        operation=operation,
+        sql=query,
+        inputs=inputs,
+        outputs=outputs,
+        column_edges=tuple(edges),
+        predicates=tuple(Predicate(**p) for p in process.get("predicates") or []),
+    )
+    return [(statement, _run(event, event_type, job, source))]
+
+
+def _dataset(item: Any, where: str, datasets: dict[tuple[str, str], Dataset]) -> Dataset:
+    namespace, name = field(item, "namespace", str, where), field(item, "name", str, where)
+    full_name, is_path = dataset_name(namespace, name)
+    facets = item.get("facets") or {}
+    kind = (facets.get(DATASET_FACET) or {}).get("kind", "path" if is_path else "table")
+    if kind not in ("table", "view", "path", "temp"):
+        raise IngestError(f"{where}: unknown dataset kind {kind!r}", hint="kind is table, view, path or temp")
+    schema_fields = (facets.get("schema") or {}).get("fields") or []
+    columns = tuple(str(f["name"]).lower() for f in schema_fields if isinstance(f, dict) and "name" in f)
+    dataset = Dataset(name=full_name, kind=kind, columns=columns)
+    datasets[(namespace, name)] = dataset
+    return dataset
+
+
+def _column_edges(
+    output: dict[str, Any], datasets: dict[tuple[str, str], Dataset], where: str
+) -> list[ColumnEdge]:
+    facet = (output.get("facets") or {}).get("columnLineage")
+    if not facet:
+        return []
+    target = datasets[(output["namespace"], output["name"])].name
+    edges = []
+    for column, spec in (facet.get("fields") or {}).items():
+        for n, input_field in enumerate((spec or {}).get("inputFields") or []):
+            at = f"{where}.columnLineage.fields.{column}.inputFields[{n}]"
+            edges += _edges(input_field, f"{target}.{column.lower()}", spec, datasets, at)
+    for n, input_field in enumerate(facet.get("dataset") or []):
+        edges += _edges(input_field, target, {}, datasets, f"{where}.columnLineage.dataset[{n}]")
+    return edges
+
+
+def _edges(
+    input_field: Any, target: str, spec: dict[str, Any], datasets: dict[tuple[str, str], Dataset], where: str
+) -> list[ColumnEdge]:
+    namespace, name = field(input_field, "namespace", str, where), field(input_field, "name", str, where)
+    dataset = datasets.get((namespace, name))
+    if dataset is None:
+        raise IngestError(
+            f"{where} reads {namespace}/{name}, which is neither an input nor an output of the event",
+            hint="list every dataset of the column lineage in inputs",
+        )
+    source = f"{dataset.name}.{field(input_field, 'field', str, where).lower()}"
+    transformations = input_field.get("transformations") or [_legacy_transformation(spec)]
+    return [_edge(source, target, t, f"{where}.transformations") for t in transformations]
+
+
+def _legacy_transformation(spec: dict[str, Any]) -> dict[str, Any]:
+    """Column lineage facet 1-0 kept one ``transformationType`` per output field."""
+    identity = str(spec.get("transformationType", "IDENTITY")).upper() == "IDENTITY"
+    return {"type": "DIRECT", "subtype": "IDENTITY" if identity else "TRANSFORMATION"}
+
+
+def _edge(source: str, target: str, transformation: Any, where: str) -> ColumnEdge:
+    kind = field(transformation, "type", str, where).upper()
+    if kind not in ("DIRECT", "INDIRECT"):
+        raise IngestError(f"{where}: transformation type {kind!r}", hint="type is DIRECT or INDIRECT")
+    subtype = str(transformation.get("subtype") or "").upper()
+    if subtype not in _TRANSFORMS:
+        subtype = "TRANSFORMATION" if kind == "DIRECT" else "FILTER"
+    description = transformation.get("description") or ""
+    key_path = description[len(KEY_PATH_PREFIX) :] if description.startswith(KEY_PATH_PREFIX) else None
+    return ColumnEdge(
+        source=source,
+        target=target,
+        strength="strong" if kind == "DIRECT" else "weak",
+        transform=subtype,
+        masking=bool(transformation.get("masking", False)),
+        key_path=key_path,
+    )
+
+
+def _run(event: dict[str, Any], event_type: str, job: dict[str, Any], source: str) -> RunInfo | None:
+    if event_type not in EVENT_STATUS:
+        return None
+    facets = field(event, "run", dict, "event").get("facets") or {}
+    provenance = {k: v for k, v in (facets.get(RUN_FACET) or {}).items() if not k.startswith("_")}
+    if provenance:
+        return RunInfo(**{**provenance, "source": source})
+    nominal = facets.get("nominalTime") or {}
+    return RunInfo(
+        status=EVENT_STATUS[event_type],
+        start_time=nominal.get("nominalStartTime"),
+        end_time=event.get("eventTime"),
+        engine=(facets.get("processing_engine") or {}).get("name"),
+        job=f"{job.get('namespace')}/{job.get('name')}",
+        source=source,
+    )

@@ -1,0 +1,107 @@
+"""Semantic oracle for permission extraction: cells outside the resource blocks must not change the result.
+
+For one query over a DuckDB database: run it; inside a transaction, change every cell outside the query's
+resource blocks (rows failing the block conditions get new values in every column — their predicate
+columns become NULL, which fails any comparison, so they stay outside; rows inside get new values in the
+columns the block does not list); run it again; roll back. Different results mean the extractor missed a
+dependency. The same counts give the block size against table-level and column-only privileges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from duckdb import DuckDBPyConnection
+from sqlglot import exp
+
+from lineage_platform.security.duckdb_masks import to_duckdb
+from lineage_platform.security.resource_blocks import ResourceBlock, extract_resource_blocks, row_condition
+
+_NUMERIC = ("int", "bigint", "smallint", "tinyint", "double", "float", "decimal")
+
+
+@dataclass(frozen=True)
+class OracleResult:
+    """One query's verdict and the cells each privilege model would grant."""
+
+    sql: str
+    preserved: bool
+    block_cells: int
+    column_cells: int
+    table_cells: int
+
+
+def check_query(
+    connection: DuckDBPyConnection,
+    sql: str,
+    schema: Mapping[str, Mapping[str, Mapping[str, str]]],
+    dialect: str = "hive",
+) -> OracleResult:
+    """Run the oracle for ``sql`` (in ``dialect``) against the tables of ``schema`` loaded in ``connection``."""
+    request = extract_resource_blocks(sql, schema, dialect)
+    query = to_duckdb(sql, dialect)
+    before = _rows(connection, query)
+    sizes = [0, 0, 0]
+    connection.begin()
+    try:
+        for database, tables in schema.items():
+            for table, columns in tables.items():
+                blocks = [b for b in request.blocks if b.table == f"{database}.{table}"]
+                counts = _perturb(connection, f"{database}.{table}", dict(columns), blocks)
+                sizes = [total + count for total, count in zip(sizes, counts)]
+        after = _rows(connection, query)
+    finally:
+        connection.rollback()
+    return OracleResult(sql, before == after, *sizes)
+
+
+def _rows(connection: DuckDBPyConnection, query: str) -> list[tuple[Any, ...]]:
+    return sorted(connection.execute(query).fetchall(), key=repr)
+
+
+def _perturb(
+    connection: DuckDBPyConnection, table: str, columns: dict[str, str], blocks: list[ResourceBlock]
+) -> tuple[int, int, int]:
+    """Change the cells of ``table`` outside ``blocks``; returns (block, column-only, table-level) cell counts."""
+    total = connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    if not blocks:
+        _update(connection, table, {c: _changed(c, t) for c, t in columns.items()}, None)
+        return 0, 0, total * len(columns)
+    covered = sorted({c for b in blocks for c in b.covered_columns})
+    conditions = [row_condition(b.predicates) for b in blocks]
+    inside = None if any(c is None for c in conditions) else exp.or_(*conditions)
+    inside_rows = total
+    if inside is not None:
+        inside_sql = inside.sql("duckdb")
+        inside_rows = connection.execute(f"SELECT count(*) FROM {table} WHERE {inside_sql}").fetchone()[0]
+        keep_null = {p.column for b in blocks for p in b.predicates if p.op == "IS NULL"}
+        tested = {p.column for b in blocks for p in b.predicates}
+        outside_values = {
+            c: ("NULL" if c in tested else _changed(c, t)) for c, t in columns.items() if c not in keep_null
+        }
+        _update(connection, table, outside_values, f"({inside_sql}) IS NOT TRUE")
+    inside_values = {c: _changed(c, t) for c, t in columns.items() if c not in covered}
+    _update(connection, table, inside_values, None if inside is None else f"({inside.sql('duckdb')}) IS TRUE")
+    return inside_rows * len(covered), total * len(covered), total * len(columns)
+
+
+def _update(connection: DuckDBPyConnection, table: str, values: dict[str, str], where: str | None) -> None:
+    if values:
+        assignments = ", ".join(f"{column} = {value}" for column, value in values.items())
+        connection.execute(f"UPDATE {table} SET {assignments}" + (f" WHERE {where}" if where else ""))
+
+
+def _changed(column: str, hive_type: str) -> str:
+    """A DuckDB expression giving a different value of the same type (NULLs become values too)."""
+    kind = hive_type.lower()
+    if kind.startswith(_NUMERIC):
+        return f"coalesce({column} * 3 + 7, 11)"
+    if kind == "date":
+        return f"coalesce({column}, DATE '2000-01-01') + 400"
+    if kind == "boolean":
+        return f"NOT coalesce({column}, false)"
+    if kind.startswith("array"):
+        return f"list_append(coalesce({column}, []), 'zz')"
+    return f"'~' || coalesce(md5(CAST({column} AS VARCHAR)), 'null')"
