@@ -85,7 +85,9 @@ def build_engine(names: list[str], edges: list[tuple[int, int]]) -> tuple[Embedd
     return graph, ids
 
 
-def build_baseline(names: list[str], edges: list[tuple[int, int]]) -> tuple[dict[str, int], dict[int, list[int]]]:
+def build_baseline(
+    names: list[str], edges: list[tuple[int, int]]
+) -> tuple[dict[str, int], dict[int, list[int]]]:
     """The plain-Python equivalent: a name index and an upstream adjacency dict."""
     by_name = {name: i for i, name in enumerate(names)}
     upstream: dict[int, list[int]] = {i: [] for i in range(len(names))}
@@ -135,7 +137,8 @@ def main() -> None:
     probes = [names[rng.randrange(len(names))] for _ in range(LOOKUPS)]
     base_lookup, _ = timed(lambda: [by_name[p] for p in probes], repeat=3)
     engine_lookup, found = timed(
-        lambda: [graph.execute(g.V().has("column", "qualifiedName", p).id_().bytecode) for p in probes], repeat=3
+        lambda: [graph.execute(g.V().has("column", "qualifiedName", p).id_().bytecode) for p in probes],
+        repeat=3,
     )
     assert all(len(r) == 1 for r in found)  # type: ignore[union-attr]
     rows.append(
@@ -162,8 +165,8 @@ def main() -> None:
         )
     )
 
-    widths = [max(len(r[i]) for r in rows + [("measure", "baseline", "engine", "ratio")]) for i in range(4)]
-    for row in [("measure", "baseline (plain Python)", "engine", "ratio")] + rows:
+    widths = [max(len(r[i]) for r in [*rows, ("measure", "baseline", "engine", "ratio")]) for i in range(4)]
+    for row in [("measure", "baseline (plain Python)", "engine", "ratio"), *rows]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)))
 
 

@@ -6,6 +6,7 @@ A graph is a list of (source table, target table) pairs; every pair becomes ``so
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import defaultdict
 
@@ -72,3 +73,105 @@ def dict_dfs(adjacency: dict[str, list[tuple[str, str]]], root: str) -> set[str]
                 seen.add(source)
                 stack.append(source)
     return seen
+
+
+def column_warehouse(tables: int, columns: int, seed: int) -> dict[str, list]:
+    """A layered warehouse (ods -> dwd -> dws -> ads) with column lineage, as plain rows.
+
+    Each table reads 1-3 tables of the layer below; each of its columns comes from one source column through
+    IDENTITY, TRANSFORMATION (some masked) or AGGREGATION, plus a weak FILTER dependency on the source's ``app``
+    column; a third of the processes filter ``app = 'douyin'``.
+    """
+    rng = random.Random(seed)
+    layers = ["ods", "dwd", "dws", "ads"]
+    per_layer = max(1, tables // len(layers))
+    names = {layer: [f"{layer}.t{i}" for i in range(per_layer)] for layer in layers}
+    cols = [f"c{i}" for i in range(columns - 1)] + ["app"]
+    flows, processes = [], []
+    for below, layer in itertools.pairwise(layers):
+        for target in names[layer]:
+            sources = rng.sample(names[below], min(len(names[below]), rng.randint(1, 3)))
+            process = f"process:{target}"
+            predicates = (
+                [{"table": sources[0], "column": "app", "op": "=", "value": "douyin"}]
+                if rng.random() < 0.33
+                else []
+            )
+            processes.append((process, sources, target, predicates))
+            for column in cols:
+                source = rng.choice(sources)
+                transform, masking = rng.choices(
+                    [
+                        ("IDENTITY", False),
+                        ("TRANSFORMATION", False),
+                        ("TRANSFORMATION", True),
+                        ("AGGREGATION", False),
+                    ],
+                    weights=[50, 25, 5, 20],
+                )[0]
+                flows.append(
+                    (
+                        f"{source}.{rng.choice(cols)}",
+                        f"{target}.{column}",
+                        process,
+                        "strong",
+                        transform,
+                        masking,
+                    )
+                )
+            flows.append((f"{sources[0]}.app", target, process, "weak", "FILTER", False))
+    declared = [(table, f"APP={rng.choice(['douyin', 'toutiao'])}") for table in names["ods"]]
+    declared += [
+        (f"{table}.{column}", "PII") for table in names["ods"] for column in cols if rng.random() < 0.05
+    ]
+    all_tables = [t for layer in layers for t in names[layer]]
+    return {
+        "tables": all_tables,
+        "columns": cols,
+        "flows": flows,
+        "processes": processes,
+        "declared": declared,
+    }
+
+
+def load_warehouse(
+    g: GraphTraversalSource, warehouse: dict[str, list], batch: int = 2000
+) -> dict[str, object]:
+    """Write a :func:`column_warehouse` through Gremlin; returns vertex ids by qualifiedName."""
+    import json
+
+    ids: dict[str, object] = {}
+    column_names = [f"{t}.{c}" for t in warehouse["tables"] for c in warehouse["columns"]]
+    rows = [("table", n, "") for n in warehouse["tables"]] + [("column", n, "") for n in column_names]
+    rows += [("process", p, json.dumps(preds)) for p, _, _, preds in warehouse["processes"]]
+    for start in range(0, len(rows), batch):
+        chunk = rows[start : start + batch]
+        created = (
+            g.inject(*[{"l": label, "n": name, "p": preds} for label, name, preds in chunk])
+            .as_("r")
+            .add_v(__.select("l"))
+            .property("qualifiedName", __.select("r").select("n"))
+            .property("predicates", __.select("r").select("p"))
+            .property("operation", "INSERT_OVERWRITE")
+            .id_()
+            .to_list()
+        )
+        ids.update((name, vid) for (_, name, _), vid in zip(chunk, created))
+    edges: list[tuple] = [
+        (ids[t], ids[f"{t}.{c}"], "hasColumn", {}) for t in warehouse["tables"] for c in warehouse["columns"]
+    ]
+    for process, sources, target, _ in warehouse["processes"]:
+        edges += [(ids[s], ids[process], "usedBy", {}) for s in sources] + [
+            (ids[process], ids[target], "generated", {})
+        ]
+    for source, target, process, strength, transform, masking in warehouse["flows"]:
+        props = {"process": process, "strength": strength, "transform": transform, "masking": masking}
+        edges.append((ids[source], ids[target], "flowsTo", props))
+    for start in range(0, len(edges), CHAIN):
+        traversal = g.inject(0)
+        for out_id, in_id, label, props in edges[start : start + CHAIN]:
+            traversal = traversal.add_e(label).from_(Vertex(out_id)).to(Vertex(in_id))
+            for key, value in props.items():
+                traversal = traversal.property(key, value)
+        traversal.iterate()
+    return ids

@@ -47,3 +47,6 @@ def g(request: pytest.FixtureRequest) -> Iterator[object]:
     finally:
         disconnect(source)
         server.stop()
+
+
+pytest_plugins = ["tests.kafka_broker"]  # the session-scoped `kafka_broker` fixture (a real Tansu broker)

@@ -13,6 +13,8 @@ from lineage_platform.errors import LineageError
 
 # command name -> module under lineage_platform.cli that defines a click object named like the command
 GROUPS: dict[str, str] = {
+    "collect": "collect_commands",
+    "export": "export_commands",
     "graph": "graph_commands",
     "ingest": "ingest_commands",
     "gremlin": "gremlin_commands",
@@ -21,6 +23,8 @@ GROUPS: dict[str, str] = {
     "labels": "labels_commands",
     "trace": "trace_commands",
     "ttl": "ttl_commands",
+    "perms": "perms_commands",
+    "mask": "mask_commands",
 }
 
 

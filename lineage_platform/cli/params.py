@@ -37,3 +37,11 @@ schema_file = option(
     help="Table schemas: JSON or YAML {db: {table: {column: type}}}.",
 )
 store = option("--store", type=click.Path(file_okay=False), default=None, help="Embedded store directory.")
+policy_file = option(
+    "--policy",
+    "policy_file",
+    type=click.Path(exists=True, dir_okay=False),
+    required=True,
+    help="Policy file (YAML): roles, grants and masking rules.",
+)
+user = option("--user", required=True, help="The user the statement runs as.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import TextIO
 
 import click
 
@@ -29,7 +30,7 @@ def sql() -> None:
     help="Value of a ${NAME} variable (repeatable).",
 )
 def lineage(
-    file,
+    file: TextIO,
     dialect: str,
     schema_file: str | None,
     output_format: str,
@@ -41,14 +42,14 @@ def lineage(
     from lineage_platform.sql.schema_file import load_schema
     from lineage_platform.sql.text_report import format_text
 
+    if output_format not in ("json", "text"):
+        raise SqlError(f"unknown --format {output_format!r}", hint="use --format json or --format text")
     schema = load_schema(schema_file) if schema_file else None
     records = extract_lineage(file.read(), schema, dialect, default_db, _parse_variables(variables))
     if output_format == "json":
         click.echo(json.dumps([r.to_dict() for r in records], indent=2))
-    elif output_format == "text":
-        click.echo(format_text(records))
     else:
-        raise SqlError(f"unknown --format {output_format!r}", hint="use --format json or --format text")
+        click.echo(format_text(records))
     return records
 
 

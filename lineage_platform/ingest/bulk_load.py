@@ -13,11 +13,12 @@ parsed batches come back to the driver):
    by a hash of their key (the same batches in every run over the same input); batches already marked
    done in the state folder (``state.py``) are left out.
 4. parse: ``extract_lineage`` runs in the executors, a batch per task; failures are kept with their reason.
-5. write: with an embedded graph (one process may open it) the executors parse every batch first (the
-   results stay cached in Spark) and then the driver writes them one by one (``toLocalIterator``); with a
-   ``ws://`` graph every executor connects and writes the batches it parsed. After a batch is written its
-   marker is renamed into place, so a killed run resumes where it stopped, and the writer's keyed upserts
-   make re-writing anything harmless.
+5. write: with an embedded graph (one process may open it) the driver pulls the parsed batches one
+   partition at a time (``toLocalIterator`` with prefetch, one batch per partition), so the executors
+   parse the next batch while the driver writes this one; with a ``ws://`` graph every executor
+   connects and writes the batches it parsed. After a batch is written its marker is renamed into
+   place, so a killed run resumes where it stopped, and the writer's keyed upserts make re-writing
+   anything harmless.
 
 Bad records and unparseable statements end in the state folder's side file ``rejected.jsonl``.
 """
@@ -304,7 +305,6 @@ def bulk_load(options: LoadOptions, progress: LoadProgress | None = None) -> Loa
         .cache()
     )
     distinct = tagged.filter(lambda item: item[0] != _TALLY).reduceByKey(_merge_runs).cache()
-    parsed = None
     try:
         summary = LoadSummary(files=len(files), state_dir=str(state.dir))
         bad_records: list[dict[str, Any]] = []
@@ -318,29 +318,26 @@ def bulk_load(options: LoadOptions, progress: LoadProgress | None = None) -> Loa
         summary.batches_resumed = len(done)
         todo = batches - len(done)
         catalog = context.broadcast(CatalogIndex(options.schema))
+        # the driver pulls one partition per batch, so parsing the next overlaps writing this one
+        partitions = max(1, todo if driver_writer else min(todo, 4 * context.defaultParallelism))
         parsed = (
             distinct.map(lambda item: (batch_of(item[0], batches), item))
             .filter(lambda pair: pair[0] not in done)
-            .groupByKey(numPartitions=max(1, min(todo, 4 * context.defaultParallelism)))
+            .groupByKey(numPartitions=partitions)
             .map(lambda pair: parse_batch(pair[0], pair[1], catalog.value))
         )
+        progress.phase(f"parsing and writing {todo} batches", batches)
+        progress.advance(len(done))
         if driver_writer is None:
-            progress.phase(f"parsing and writing {todo} batches in the executors")
             batch_size = options.batch_size
             parsed.foreachPartition(lambda part: write_partition(part, graph_url, batch_size, state))
         else:
-            progress.phase(f"parsing {todo} batches in the executors")
-            parsed = parsed.cache()
-            parsed.count()
-            progress.phase("writing batches", batches)
-            progress.advance(len(done))
-            for batch in parsed.toLocalIterator():
+            for batch in parsed.toLocalIterator(prefetchPartitions=True):
                 write_batch(driver_writer, batch, state)
                 progress.advance()
     finally:
-        for rdd in (parsed, distinct, tagged):
-            if rdd is not None:
-                rdd.unpersist()
+        distinct.unpersist()
+        tagged.unpersist()
     return _finish(summary, state, bad_records, started)
 
 

@@ -17,6 +17,9 @@ LOCAL_SETTINGS: dict[str, str] = {
     "spark.driver.memory": "1g",
     "spark.python.worker.reuse": "true",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
+    # a local session talks to itself only: bind the driver to loopback, never to a network interface
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.driver.host": "127.0.0.1",
 }
 
 
@@ -30,6 +33,8 @@ def session(master: str = "local[*]", app_name: str = "lineage-ingest") -> Spark
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if master.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     builder = SparkSession.builder.master(master).appName(app_name)
     if master.startswith("local"):

@@ -76,7 +76,7 @@ def export_tables(g: GraphTraversalSource, directory: str | Path) -> Path:
         .has_label("process")
         .project("name", "operation", "predicates", "propagate", "ins", "outs", "in_columns")
         .by(__.values("qualifiedName"))
-        .by(__.values("operation"))
+        .by(__.coalesce(__.values("operation"), __.constant("")))
         .by(__.coalesce(__.values("predicates"), __.constant("[]")))
         .by(__.coalesce(__.values("propagate"), __.constant(True)))
         .by(__.in_("usedBy").id_().fold())

@@ -9,6 +9,7 @@ a query can choose blocks without opening files it will not read.
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -79,6 +80,7 @@ def sidecar(path: Path) -> Path:
 
 def _ms(value: object) -> int:
     """A footer timestamp statistic (datetime, or raw int of the file's unit) as epoch milliseconds."""
-    if hasattr(value, "timestamp"):
-        return int(round(value.timestamp() * 1000))  # type: ignore[union-attr]
+    if isinstance(value, datetime):
+        aware = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        return int(round(aware.timestamp() * 1000))
     return int(value)  # type: ignore[call-overload]

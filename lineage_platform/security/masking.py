@@ -47,7 +47,11 @@ class MaskedQuery:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
-        return {"mode": self.mode, "sql": self.sql, "masked": [{"name": n, "rule": r} for n, r in self.masked]}
+        return {
+            "mode": self.mode,
+            "sql": self.sql,
+            "masked": [{"name": n, "rule": r} for n, r in self.masked],
+        }
 
 
 def sensitive_columns(
@@ -134,7 +138,7 @@ def _mask_scans(traced: TracedQuery, rules: Mapping[str, MaskRule], dialect: str
     session = traced.analysis.session
     masked: dict[str, str] = {}
     for scope in list(root.traverse()):
-        for alias, (node, source) in list(scope.selected_sources.items()):
+        for alias, (_, source) in list(scope.selected_sources.items()):
             if not isinstance(source, exp.Table):
                 continue
             table = table_name(source)
@@ -154,7 +158,9 @@ def _mask_scans(traced: TracedQuery, rules: Mapping[str, MaskRule], dialect: str
                 )
                 for c in columns
             ]
-            scan = exp.Table(this=source.this.copy(), db=source.args.get("db"), catalog=source.args.get("catalog"))
+            scan = exp.Table(
+                this=source.this.copy(), db=source.args.get("db"), catalog=source.args.get("catalog")
+            )
             subquery = exp.select(*projections).from_(scan).subquery(alias)
             source.replace(subquery)
             masked.update({f"{table}.{c}": sensitive[c].kind for c in sensitive})
@@ -196,4 +202,3 @@ def _output_rule(flows: list[Flow], rules: Mapping[str, MaskRule]) -> MaskRule |
         return rules[flows[0].source]
     rule = strictest(rules[f.source] for f in feeding)
     return MaskRule("hash") if rule.partial else rule
-

@@ -78,7 +78,9 @@ class MaskRule:
         try:
             masked = sqlglot.parse_one(template, read=dialect)
         except sqlglot.errors.SqlglotError as error:
-            raise SecurityError(f"bad custom mask expression {self.expression!r}: {error}", hint=_HINT) from error
+            raise SecurityError(
+                f"bad custom mask expression {self.expression!r}: {error}", hint=_HINT
+            ) from error
         return masked.transform(lambda node: value.copy() if _is_placeholder(node) else node)
 
 
@@ -120,11 +122,15 @@ def masking_policy(raw: Mapping[str, Any] | None) -> MaskingPolicy:
     for number, entry in enumerate(raw.get("rules") or []):
         where = f"masking.rules[{number}]"
         if not isinstance(entry, Mapping) or "mask" not in entry or ("column" in entry) == ("label" in entry):
-            raise SecurityError(f"{where}: a rule needs `mask` and exactly one of `column` or `label`", hint=_HINT)
+            raise SecurityError(
+                f"{where}: a rule needs `mask` and exactly one of `column` or `label`", hint=_HINT
+            )
         rule = MaskRule(str(entry["mask"]), int(entry.get("n", 4)), entry.get("expression"))
         if "column" in entry:
             column_rules[str(entry["column"]).lower()] = rule
         else:
             key, _, value = str(entry["label"]).partition("=")
             label_rules.append((key.strip(), value.strip() or None, rule))
-    return MaskingPolicy(column_rules, tuple(label_rules), frozenset(str(p) for p in raw.get("unmasked") or []))
+    return MaskingPolicy(
+        column_rules, tuple(label_rules), frozenset(str(p) for p in raw.get("unmasked") or [])
+    )

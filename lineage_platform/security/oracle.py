@@ -17,7 +17,12 @@ from duckdb import DuckDBPyConnection
 from sqlglot import exp
 
 from lineage_platform.security.duckdb_masks import to_duckdb
-from lineage_platform.security.resource_blocks import ResourceBlock, extract_resource_blocks, row_condition
+from lineage_platform.security.resource_blocks import (
+    AccessRequest,
+    ResourceBlock,
+    extract_resource_blocks,
+    row_condition,
+)
 
 _NUMERIC = ("int", "bigint", "smallint", "tinyint", "double", "float", "decimal")
 
@@ -38,9 +43,13 @@ def check_query(
     sql: str,
     schema: Mapping[str, Mapping[str, Mapping[str, str]]],
     dialect: str = "hive",
+    request: AccessRequest | None = None,
 ) -> OracleResult:
-    """Run the oracle for ``sql`` (in ``dialect``) against the tables of ``schema`` loaded in ``connection``."""
-    request = extract_resource_blocks(sql, schema, dialect)
+    """Run the oracle for ``sql`` (in ``dialect``) against the tables of ``schema`` loaded in ``connection``.
+
+    ``request`` replaces the extracted blocks (to test the oracle itself, or another extractor).
+    """
+    request = request or extract_resource_blocks(sql, schema, dialect)
     query = to_duckdb(sql, dialect)
     before = _rows(connection, query)
     sizes = [0, 0, 0]

@@ -78,7 +78,12 @@ class MissingGrant:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
-        return {"table": self.table, "columns": list(self.columns), "rows": self.rows, "request": self.request}
+        return {
+            "table": self.table,
+            "columns": list(self.columns),
+            "rows": self.rows,
+            "request": self.request,
+        }
 
 
 @dataclass(frozen=True)
@@ -149,7 +154,9 @@ def load_policy(path: str | Path) -> PolicyStore:
     except (OSError, yaml.YAMLError) as error:
         raise SecurityError(f"cannot read policy file {path}: {error}", hint=_POLICY_HINT) from error
     if not isinstance(raw, dict):
-        raise SecurityError(f"policy file {path} must be a mapping with roles/grants/masking", hint=_POLICY_HINT)
+        raise SecurityError(
+            f"policy file {path} must be a mapping with roles/grants/masking", hint=_POLICY_HINT
+        )
     roles = {str(role): {str(m) for m in members or []} for role, members in (raw.get("roles") or {}).items()}
     grants = [_grant(entry, f"{path}: grants[{n}]") for n, entry in enumerate(raw.get("grants") or [])]
     return PolicyStore(grants, roles, raw.get("masking") or {})

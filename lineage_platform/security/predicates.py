@@ -64,7 +64,9 @@ def _satisfies(value: Any, predicate: Predicate) -> bool:
         if op == "IS NOT NULL":
             return value is not None
         if op in _RANGE_OPS and (type(value) is type(target) or _both_numbers(value, target)):
-            return {"<": value < target, "<=": value <= target, ">": value > target, ">=": value >= target}[op]
+            return {"<": value < target, "<=": value <= target, ">": value > target, ">=": value >= target}[
+                op
+            ]
     except TypeError:
         return False
     return False

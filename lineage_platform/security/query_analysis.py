@@ -77,7 +77,9 @@ def trace_query(
     tracers = []
     for unit in analysis.units:
         if unit.scope is None:
-            raise SecurityError("denied: the query's scopes could not be analysed", hint="simplify the statement")
+            raise SecurityError(
+                "denied: the query's scopes could not be analysed", hint="simplify the statement"
+            )
         tracers.append(Tracer(unit.scope, rules, _refuse, analysis.session.columns_of))
     return TracedQuery(analysis, tracers)
 

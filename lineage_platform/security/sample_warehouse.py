@@ -26,7 +26,55 @@ SAMPLE_SCHEMA: dict[str, dict[str, dict[str, str]]] = {
 }
 """The catalog ``{db: {table: {column: hive type}}}`` of the sample warehouse."""
 
-_DUCKDB_TYPES = {"int": "INTEGER", "string": "VARCHAR", "date": "DATE", "double": "DOUBLE", "array<string>": "VARCHAR[]"}
+SAMPLE_QUERIES: tuple[str, ...] = (
+    "SELECT name FROM sales.customers WHERE region = 'EU'",
+    "SELECT name, email FROM sales.customers WHERE region IN ('EU', 'US') AND id > 10",
+    "SELECT count(*) FROM sales.customers WHERE birth >= '1980-01-01'",
+    "SELECT region, count(*) AS n FROM sales.customers GROUP BY region",
+    "SELECT c.name, sum(o.amount) AS total FROM sales.customers c JOIN sales.orders o ON c.id = o.customer_id "
+    "WHERE o.status = 'paid' GROUP BY c.name",
+    "SELECT c.name, o.amount FROM sales.customers c LEFT JOIN sales.orders o "
+    "ON c.id = o.customer_id AND o.dt = '2024-01-03' AND c.region = 'EU'",
+    "SELECT o.id, c.name FROM sales.customers c RIGHT JOIN sales.orders o ON c.id = o.customer_id AND c.region = 'US'",
+    "SELECT c.id, o.id AS oid FROM sales.customers c FULL OUTER JOIN sales.orders o "
+    "ON c.id = o.customer_id AND o.status = 'open'",
+    "SELECT c.id FROM sales.customers c LEFT JOIN sales.orders o ON c.id = o.customer_id WHERE o.id IS NULL",
+    "SELECT count(*) FROM (SELECT DISTINCT region, birth FROM sales.customers) s",
+    "SELECT region FROM sales.customers WHERE id < 20 UNION SELECT status FROM sales.orders WHERE amount > 400",
+    "SELECT name FROM sales.customers WHERE id < 30 EXCEPT SELECT name FROM sales.customers WHERE region = 'EU'",
+    "SELECT id FROM sales.customers WHERE region = 'EU' INTERSECT SELECT customer_id FROM sales.orders "
+    "WHERE status = 'paid'",
+    "WITH big AS (SELECT customer_id, sum(amount) AS s FROM sales.orders GROUP BY customer_id HAVING sum(amount) > 900) "
+    "SELECT c.name, big.s FROM big JOIN sales.customers c ON c.id = big.customer_id",
+    "SELECT * FROM (SELECT id, region, row_number() OVER (PARTITION BY region ORDER BY birth) AS rn "
+    "FROM sales.customers) t WHERE rn = 1",
+    "SELECT name FROM sales.customers c WHERE EXISTS (SELECT 1 FROM sales.orders o "
+    "WHERE o.customer_id = c.id AND o.status = 'refunded')",
+    "SELECT name FROM sales.customers WHERE id IN (SELECT customer_id FROM sales.orders WHERE amount < 50)",
+    "SELECT name, (SELECT max(amount) FROM sales.orders o WHERE o.customer_id = c.id) AS top "
+    "FROM sales.customers c WHERE c.region = 'APAC'",
+    "SELECT id, tag FROM sales.customers LATERAL VIEW explode(tags) t AS tag WHERE region = 'EU'",
+    "SELECT count(*) FROM sales.customers LATERAL VIEW explode(tags) t AS tag",
+    "SELECT id, CASE WHEN ssn LIKE '1%' THEN 'a' ELSE 'b' END AS bucket FROM sales.customers",
+    "SELECT name FROM sales.customers WHERE ssn LIKE '1%' AND NOT region = 'EU'",
+    "SELECT id, lag(amount) OVER (ORDER BY id) AS prev FROM sales.orders WHERE status = 'paid'",
+    "SELECT dt, count(DISTINCT customer_id) AS buyers FROM sales.orders WHERE dt BETWEEN '2024-01-02' AND "
+    "'2024-01-05' GROUP BY dt",
+    "SELECT name FROM sales.customers ORDER BY birth DESC, id LIMIT 5",
+    "SELECT o.id FROM sales.orders o LEFT SEMI JOIN sales.customers c ON o.customer_id = c.id AND c.region = 'EU'",
+    "SELECT o.id FROM sales.orders o LEFT ANTI JOIN sales.customers c ON o.customer_id = c.id AND c.region = 'EU'",
+    "SELECT c1.id, c2.id AS other FROM sales.customers c1 JOIN sales.customers c2 "
+    "ON c1.region = c2.region AND c2.id < 5 WHERE c1.id > 50",
+)
+"""Hive queries over the sample warehouse covering the constructs permission extraction must handle."""
+
+_DUCKDB_TYPES = {
+    "int": "INTEGER",
+    "string": "VARCHAR",
+    "date": "DATE",
+    "double": "DOUBLE",
+    "array<string>": "VARCHAR[]",
+}
 _REGIONS = ("EU", "US", "APAC", "LATAM")
 _STATUSES = ("paid", "shipped", "refunded", "open")
 _TAGS = ("vip", "new", "churn", "b2b")

@@ -33,6 +33,7 @@ def extract_predicates(analysis: StatementAnalysis) -> StatementAnalysis:
     >>> [(p.table, p.column, p.op, p.value) for p in a.predicates]
     [('db.t', 'dt', '>=', "date_sub('${d}', 2)"), ('db.t', 'k', 'IN', (1, 2))]
     """
+    found: dict[Predicate, None] = dict.fromkeys(analysis.predicates)
     for unit in analysis.units:
         if unit.scope is None:
             continue
@@ -47,8 +48,9 @@ def extract_predicates(analysis: StatementAnalysis) -> StatementAnalysis:
                     continue
                 for conjunct in _conjuncts(condition.this if isinstance(condition, exp.Where) else condition):
                     predicate = _predicate(analysis, tracer, scope, conjunct)
-                    if predicate is not None and predicate not in analysis.predicates:
-                        analysis.predicates.append(predicate)
+                    if predicate is not None:
+                        found[predicate] = None
+    analysis.predicates = list(found)
     return analysis
 
 

@@ -26,9 +26,11 @@ from lineage_platform.sql.parsing import StatementParseError, parse_statement
 from lineage_platform.sql.prune_projections import prune_projections
 from lineage_platform.sql.qualify_statement import qualify_statement
 from lineage_platform.sql.record_effects import record_effects
+from lineage_platform.sql.resolve_join_using import resolve_join_using
 from lineage_platform.sql.script import (
     ScriptStatement,
     normalize_text,
+    quote_variable_names,
     split_statements,
     substitute_variables,
 )
@@ -41,6 +43,7 @@ Pass = Callable[..., StatementAnalysis]
 PASSES: tuple[Pass, ...] = (
     classify_statement,
     expand_views,
+    resolve_join_using,
     qualify_statement,
     simplify_statement,
     prune_projections,
@@ -125,11 +128,11 @@ def _lineage_of(
     passes: tuple[Pass, ...],
     options: dict[str, Any],
 ) -> tuple[StatementLineage, SessionEffect]:
-    text = substitute_variables(statement.text, session.variables)
+    text, unknown_names = quote_variable_names(substitute_variables(statement.text, session.variables))
     key = (normalize_text(text), session.dialect, session.fingerprint, passes, _options_key(options))
     cached = _cache.get(key)
     if cached is None:
-        cached = _analyse(text, session, passes, options)
+        cached = _analyse(text, unknown_names, session, passes, options)
         _cache[key] = cached
         if len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
@@ -141,7 +144,11 @@ def _lineage_of(
 
 
 def _analyse(
-    text: str, session: Session, passes: tuple[Pass, ...], options: dict[str, Any]
+    text: str,
+    unknown_names: tuple[str, ...],
+    session: Session,
+    passes: tuple[Pass, ...],
+    options: dict[str, Any],
 ) -> tuple[StatementLineage, SessionEffect]:
     """Run the passes over one statement; the record's positions are relative to the statement."""
     try:
@@ -150,7 +157,13 @@ def _analyse(
         issue = SqlIssue(0, error.line, error.column, error.message, "parse")
         return StatementLineage(0, "OTHER", text, errors=(issue,)), SessionEffect()
     try:
-        analysis = run_passes(StatementAnalysis(0, text, expression, session), passes, **options)
+        analysis = StatementAnalysis(0, text, expression, session)
+        if unknown_names:
+            analysis.issue(
+                f"names hold variables without a value: {', '.join(unknown_names)}; "
+                "pass --var NAME=VALUE (variables=...) or SET hivevar:NAME=VALUE before the statement"
+            )
+        analysis = run_passes(analysis, passes, **options)
     except (
         SqlglotError,
         LineageError,

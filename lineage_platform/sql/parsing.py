@@ -14,6 +14,8 @@ from lineage_platform.errors import SqlError
 _TABLE_NAME = r"(?P<table>[\w`.]+)(?:\s+PARTITION\s*\((?P<partition>[^)]*)\))?"
 _PATH = r"'(?P<path>[^']*)'"
 _SET = re.compile(r"^\s*SET\b", re.I)
+_PARTITION_IF_NOT_EXISTS = re.compile(r"(PARTITION\s*\([^)]*\)\s*)(IF\s+NOT\s+EXISTS)", re.I)
+"""Hive's ``INSERT OVERWRITE TABLE t PARTITION (…) IF NOT EXISTS``, which sqlglot does not parse."""
 _HIVE_COMMANDS = {
     "EXPORT": re.compile(rf"^\s*EXPORT\s+TABLE\s+{_TABLE_NAME}\s+TO\s+{_PATH}", re.I | re.S),
     "IMPORT": re.compile(
@@ -45,6 +47,8 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
     command = _hive_command(text, dialect)
     if command is not None:
         return command
+    # blanked, not removed, so positions in the text stay valid for error reports and predicate values
+    text = _PARTITION_IF_NOT_EXISTS.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     return _parse(text, dialect)
 
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 _VARIABLE = re.compile(r"\$\{(?:(hivevar|hiveconf|system|env|define):)?([A-Za-z_][\w.\-]*)\}")
 _QUOTED_OR_SPACE = re.compile(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`)|\s+")
+_NAME_WITH_VARIABLE = re.compile(r"(?:\w|\$\{[^}\s]*\})*\$\{[^}\s]*\}(?:\w|\$\{[^}\s]*\})*")
+_BEFORE_TABLE_NAME = re.compile(r"\b(?:FROM|JOIN|TABLE|INTO|UPDATE|VIEW|EXISTS|USE|USING)\s+$", re.I)
 _COMMENT_OR_QUOTED = re.compile(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`)|--[^\n]*|/\*.*?\*/", re.S)
 
 
@@ -115,3 +117,45 @@ def normalize_text(text: str) -> str:
     """
     collapsed = _QUOTED_OR_SPACE.sub(lambda m: m.group(1) or " ", strip_comments(text)).strip()
     return collapsed.rstrip(";").rstrip()
+
+
+def quote_variable_names(text: str) -> tuple[str, tuple[str, ...]]:
+    """Back-quote names that still hold an unknown variable (``${db}.t``, ``db_${env}``, ``FROM ${t}``).
+
+    Such names then parse as identifiers spelt with the variable, instead of sqlglot reading ``${db}`` as
+    a parameter and losing it. Variables in value positions (``dt = ${day}``) stay as they are. Returns
+    the text and the quoted names.
+
+    >>> quote_variable_names("INSERT INTO ${db}.t SELECT a FROM db_${env}.s WHERE dt = ${day}")
+    ('INSERT INTO `${db}`.t SELECT a FROM `db_${env}`.s WHERE dt = ${day}', ('${db}', 'db_${env}'))
+    """
+    if "${" not in text:
+        return text, ()
+    quoted: list[str] = []
+    pieces: list[str] = []
+    position = 0
+    for match in _COMMENT_OR_QUOTED.finditer(text):
+        pieces.append(_quote_names(text[position : match.start()], quoted))
+        pieces.append(match.group(0))
+        position = match.end()
+    pieces.append(_quote_names(text[position:], quoted))
+    return "".join(pieces), tuple(quoted)
+
+
+def _quote_names(chunk: str, quoted: list[str]) -> str:
+    """Quote the variable-holding names of a chunk of text that has no quotes or comments."""
+
+    def replace(match: re.Match[str]) -> str:
+        name, start, end = match.group(0), match.start(), match.end()
+        is_name = (
+            chunk[start - 1 : start] == "."
+            or chunk[end : end + 1] == "."
+            or not _VARIABLE.fullmatch(name)
+            or _BEFORE_TABLE_NAME.search(chunk[:start]) is not None
+        )
+        if not is_name:
+            return name
+        quoted.append(name)
+        return f"`{name}`"
+
+    return _NAME_WITH_VARIABLE.sub(replace, chunk)

@@ -8,8 +8,11 @@ from sqlglot.optimizer.simplify import simplify
 from lineage_platform.sql.analysis import StatementAnalysis
 
 
-def simplify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
+def simplify_statement(analysis: StatementAnalysis, *, max_nodes: int = 3000) -> StatementAnalysis:
     """Fold constants and drop always-true conditions, so dead branches add no lineage.
+
+    Queries of more than ``max_nodes`` syntax nodes (generated SQL) are left as they are: sqlglot's
+    simplification grows faster than linearly with size, and lineage stays correct without it.
 
     >>> from lineage_platform.sql.extractor import new_analysis
     >>> from lineage_platform.sql.classify_statement import classify_statement
@@ -18,6 +21,8 @@ def simplify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
     'SELECT a FROM t WHERE b > 2'
     """
     for unit in analysis.units:
+        if sum(1 for _ in unit.query.walk()) > max_nodes:
+            continue
         try:
             unit.query = simplify(unit.query, dialect=analysis.dialect)
         except SqlglotError:

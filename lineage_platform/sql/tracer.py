@@ -214,12 +214,14 @@ class Tracer:
         expression = scope.expression
         if isinstance(expression, exp.SetOperation):
             return self.output_named(scope, name, column)
-        if isinstance(expression, exp.Select) and not isinstance(
-            column.find_ancestor(*_ALIAS_CLAUSES, exp.Select), exp.Select
-        ):
-            for projection in expression.selects:
-                if isinstance(projection, exp.Alias) and projection.alias.lower() == name:
-                    return self.flows(scope, projection.this)
+        if isinstance(expression, exp.Select):
+            projection = next(
+                (p for p in expression.selects if isinstance(p, exp.Alias) and p.alias.lower() == name), None
+            )
+            if projection is not None and not isinstance(
+                column.find_ancestor(*_ALIAS_CLAUSES, exp.Select), exp.Select
+            ):
+                return self.flows(scope, projection.this)
         if name in HIVE_VIRTUAL_COLUMNS:
             return []
         return self._from_the_only_source(scope, name, column)

@@ -65,3 +65,8 @@ def test_bad_variable_option_says_how_to_write_it(tmp_path: Path) -> None:
     script.write_text("SELECT 1")
     outcome = invoke(["sql", "lineage", str(script), "--var", "novalue"])
     assert not outcome.success and "NAME=VALUE" in str(outcome.exception)
+
+
+def test_unknown_output_format_says_which_ones_exist() -> None:
+    outcome = invoke(["sql", "lineage", "-", "--format", "xml"])
+    assert not outcome.success and "--format json" in str(outcome.exception)

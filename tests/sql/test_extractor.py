@@ -241,7 +241,7 @@ def test_unknown_statement_kind_is_reported_as_unsupported() -> None:
 
 
 def test_generated_sql_with_long_operator_chains_is_traced() -> None:
-    terms = 2000
+    terms = 800
     sql = (
         "SELECT "
         + " + ".join(f"c{i}" for i in range(terms))
@@ -252,3 +252,23 @@ def test_generated_sql_with_long_operator_chains_is_traced() -> None:
     assert not record.errors
     assert sum(e.strength == "strong" for e in record.column_edges) == terms
     assert len(record.predicates) == terms
+
+
+def test_names_holding_unknown_variables_keep_them_and_are_reported() -> None:
+    [record] = extract_lineage(
+        "INSERT OVERWRITE TABLE ${target}.t SELECT a FROM db_${env}.s WHERE dt = '${day}'"
+    )
+    assert _strong(record) == {("db_${env}.s.a", "${target}.t.a")}
+    [issue] = record.errors
+    assert issue.kind == "unresolved" and "${target}" in issue.message and "db_${env}" in issue.message
+    assert record.predicates[0].value == "${day}"
+
+
+def test_insert_overwrite_partition_if_not_exists() -> None:
+    [record] = extract_lineage(
+        "INSERT OVERWRITE TABLE dw.o PARTITION (dt='1') IF NOT EXISTS SELECT id FROM ods.orders WHERE amt > 1",
+        schema=SCHEMA,
+    )
+    assert record.operation == "INSERT_OVERWRITE" and not record.errors
+    assert _strong(record) == {("ods.orders.id", "dw.o.id")}
+    assert [(p.column, p.op, p.value) for p in record.predicates] == [("amt", ">", 1)]

@@ -9,7 +9,6 @@ from gremlin_python.structure.graph import Edge, Path, Property, Vertex, VertexP
 from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPropRec, VertexRec
 from lineage_platform.graph.embedded.values import MapEntry
 
-
 PLAIN_VALUES = frozenset({str, int, float, bool})  # returned as they are
 
 

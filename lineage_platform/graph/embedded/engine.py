@@ -62,6 +62,13 @@ _IGNORED_STRATEGIES = frozenset(
 )
 
 
+def _olap_refused() -> UnsupportedStepError:
+    return UnsupportedStepError(
+        "withComputer() (OLAP) is not supported by the embedded engine",
+        hint="run OLAP traversals against JanusGraph with Spark, or drop withComputer()",
+    )
+
+
 def _strategy_name(strategy: Any) -> str:
     return str(getattr(strategy, "strategy_name", type(strategy).__name__)).rsplit(".", 1)[-1]
 
@@ -195,17 +202,13 @@ class EmbeddedGraph:
             elif name == "withSack":
                 initial = args[0]
                 compiler.sack_initial = lambda initial=initial: copy.deepcopy(initial)
-                compiler.sack_merge = args[1] if len(args) > 1 else None
             elif name == "withStrategies":
                 for strategy in args:
                     self._check_strategy(strategy, mutating)
             elif name in ("withoutStrategies", "with", "withBulk", "withPath"):
                 continue
             elif name == "withComputer":
-                raise UnsupportedStepError(
-                    "withComputer() (OLAP) is not supported by the embedded engine",
-                    hint="run OLAP traversals against JanusGraph with Spark, or drop withComputer()",
-                )
+                raise _olap_refused()
             elif name == "tx":
                 raise TraversalError(
                     f"tx {args[0] if args else ''} must be sent on its own, not inside a traversal",
@@ -220,10 +223,7 @@ class EmbeddedGraph:
     def _check_strategy(strategy: Any, mutating: bool) -> None:
         name = _strategy_name(strategy)
         if name == "VertexProgramStrategy":
-            raise UnsupportedStepError(
-                "withComputer() (OLAP) is not supported by the embedded engine",
-                hint="run OLAP traversals against JanusGraph with Spark, or drop withComputer()",
-            )
+            raise _olap_refused()
         if name == "ReadOnlyStrategy":
             if mutating:
                 raise TraversalError(

@@ -11,7 +11,15 @@ from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.access import token_value, values_of
 from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPropRec, VertexRec
 from lineage_platform.graph.embedded.modulation import NOTHING, by_functions
-from lineage_platform.graph.embedded.pipeline import Compiler, StepCall, StepFn, Trav, as_bytecode, step
+from lineage_platform.graph.embedded.pipeline import (
+    Compiler,
+    Pipeline,
+    StepCall,
+    StepFn,
+    Trav,
+    as_bytecode,
+    step,
+)
 from lineage_platform.graph.embedded.predicates import Test, compile_predicate
 from lineage_platform.graph.embedded.scoping import select_value
 from lineage_platform.graph.embedded.values import gremlin_eq, hash_key
@@ -37,24 +45,30 @@ def _values_predicate(args: list[Any]) -> Test:
     return test
 
 
+def _traversal_test(pipeline: Pipeline) -> Test:
+    """has(key, traversal): the value passes when the traversal produces something from it."""
+    return lambda value: pipeline.has_result(Trav(value))
+
+
 def _has_key_value(key: Any, predicate: Any, c: Compiler) -> ElementTest:
     nested = as_bytecode(predicate)
     if isinstance(key, T):
         if nested is not None:
-            pipeline = c.compile(nested)
-            test = lambda value: pipeline.has_result(Trav(value))  # noqa: E731
+            test = _traversal_test(c.compile(nested))
         elif key in (T.id, T.id_) and not isinstance(predicate, P):
             test = _values_predicate([predicate])
         else:
             test = compile_predicate(predicate)
         return lambda obj: isinstance(obj, (_ELEMENTS, PropRec)) and test(token_value(obj, key, "has"))
     if nested is not None:
-        pipeline = c.compile(nested)
-        return lambda obj: isinstance(obj, _ELEMENTS) and any(
-            pipeline.has_result(Trav(value)) for value in values_of(obj, (key,), "has")
+        value_test = _traversal_test(c.compile(nested))
+        return lambda obj: (
+            isinstance(obj, _ELEMENTS) and any(value_test(value) for value in values_of(obj, (key,), "has"))
         )
     test = compile_predicate(predicate)
-    return lambda obj: isinstance(obj, _ELEMENTS) and any(test(value) for value in values_of(obj, (key,), "has"))
+    return lambda obj: (
+        isinstance(obj, _ELEMENTS) and any(test(value) for value in values_of(obj, (key,), "has"))
+    )
 
 
 def element_test(call: StepCall, c: Compiler) -> ElementTest:
@@ -65,13 +79,17 @@ def element_test(call: StepCall, c: Compiler) -> ElementTest:
             key = args[0]
             if isinstance(key, T):
                 return lambda obj: isinstance(obj, _ELEMENTS)
-            return lambda obj: isinstance(obj, _ELEMENTS) and next(values_of(obj, (key,), "has"), NOTHING) is not NOTHING
+            return lambda obj: (
+                isinstance(obj, _ELEMENTS) and next(values_of(obj, (key,), "has"), NOTHING) is not NOTHING
+            )
         if len(args) == 2:
             return _has_key_value(args[0], args[1], c)
         if len(args) == 3:
             label_test = compile_predicate(args[0])
             value_test = _has_key_value(args[1], args[2], c)
-            return lambda obj: isinstance(obj, (VertexRec, EdgeRec)) and label_test(obj.label) and value_test(obj)
+            return lambda obj: (
+                isinstance(obj, (VertexRec, EdgeRec)) and label_test(obj.label) and value_test(obj)
+            )
         raise TraversalError(f"has() takes 1 to 3 arguments, got {args!r}", hint="write has(key[, value|P])")
     if name == "hasLabel":
         test = _values_predicate(args)
@@ -86,7 +104,9 @@ def element_test(call: StepCall, c: Compiler) -> ElementTest:
         test = _values_predicate(args)
         attribute = "key" if name == "hasKey" else "value"
         return lambda obj: isinstance(obj, (VertexPropRec, PropRec)) and test(getattr(obj, attribute))
-    raise TraversalError(f"unknown has-step {name}", hint="use has, hasLabel, hasId, hasNot, hasKey or hasValue")
+    raise TraversalError(
+        f"unknown has-step {name}", hint="use has, hasLabel, hasId, hasNot, hasKey or hasValue"
+    )
 
 
 @step("has", "hasLabel", "hasId", "hasNot", "hasKey", "hasValue")
@@ -176,7 +196,9 @@ def compile_where(call: StepCall, c: Compiler) -> StepFn:
     left_label = call.args[0] if len(call.args) == 2 else None
     predicate = call.args[-1]
     if not isinstance(predicate, P):
-        raise TraversalError(f"where() expects a predicate or traversal, got {predicate!r}", hint="use where(P.eq('a'))")
+        raise TraversalError(
+            f"where() expects a predicate or traversal, got {predicate!r}", hint="use where(P.eq('a'))"
+        )
     bys = by_functions(call.modulator_args("by"), c, "where")
     left_by = bys[0] if bys else None
     right_by = bys[1] if len(bys) > 1 else left_by
@@ -192,7 +214,9 @@ def compile_where(call: StepCall, c: Compiler) -> StepFn:
         missing = []
 
         def resolve(label: Any) -> Any:
-            value = select_value(t, label, Pop.last, "where", c.side_effects) if isinstance(label, str) else label
+            value = (
+                select_value(t, label, Pop.last, "where", c.side_effects) if isinstance(label, str) else label
+            )
             if value is NOTHING:
                 missing.append(label)
                 return None
@@ -274,7 +298,9 @@ def compile_dedup(call: StepCall, c: Compiler) -> StepFn:
 
 def _int_arg(value: Any, step_name: str, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TraversalError(f"{step_name}() needs an integer {what}, got {value!r}", hint=f"pass an int {what}")
+        raise TraversalError(
+            f"{step_name}() needs an integer {what}, got {value!r}", hint=f"pass an int {what}"
+        )
     return value
 
 
@@ -307,7 +333,9 @@ def _local_range(low: int, high: int, single: bool) -> StepFn:
     return lambda travs: (r for r in map(apply, travs) if r is not None)
 
 
-def range_step(call: StepCall, low_high: Callable[[list[Any]], tuple[int, int]], single_when_one: bool) -> StepFn:
+def range_step(
+    call: StepCall, low_high: Callable[[list[Any]], tuple[int, int]], single_when_one: bool
+) -> StepFn:
     """Shared body of limit/range/skip: global over the stream or local over a collection."""
     args = list(call.args)
     local = bool(args) and args[0] == Scope.local
@@ -331,7 +359,8 @@ def compile_range(call: StepCall, c: Compiler) -> StepFn:
         low, high = _int_arg(a[0], "range", "low"), _int_arg(a[1], "range", "high")
         if high != -1 and high < low:
             raise TraversalError(
-                f"range() high ({high}) must not be below low ({low})", hint="use range(low, high) with low <= high"
+                f"range() high ({high}) must not be below low ({low})",
+                hint="use range(low, high) with low <= high",
             )
         return low, high
 

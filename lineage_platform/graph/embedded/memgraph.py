@@ -334,8 +334,12 @@ class MemGraph:
 
     def _check_unique(self, v: VertexRec, key: str, value: Any) -> None:
         for other in self.indexes[key].get(index_key(value), {}).values():
-            if other is not v and other.label == v.label and any(
-                type(vp.value) is type(value) and vp.value == value for vp in other.props.get(key, ())
+            if (
+                other is not v
+                and other.label == v.label
+                and any(
+                    type(vp.value) is type(value) and vp.value == value for vp in other.props.get(key, ())
+                )
             ):
                 raise ConstraintViolation(
                     f"a '{v.label}' vertex with {key}={value!r} already exists (id {other.id})",

@@ -7,6 +7,7 @@ another (lazy generators; barrier steps collect). Paths are only tracked when th
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,7 +93,12 @@ class Trav:
 
     def merge_key(self) -> Any:
         """Traversers with equal keys can be merged by adding their bulks."""
-        return (hash_key(self.obj), id(self.path) if self.path is not None else None, self.loops, hash_key(self.sack))
+        return (
+            hash_key(self.obj),
+            id(self.path) if self.path is not None else None,
+            self.loops,
+            hash_key(self.sack),
+        )
 
 
 StepFn = Callable[[Iterator[Trav]], Iterator[Trav]]
@@ -154,19 +160,22 @@ def group_steps(instructions: list[list[Any]]) -> list[StepCall]:
         if name in MODULATORS:
             if not calls:
                 raise TraversalError(
-                    f"{name}() must follow a step it modulates", hint=f"put {name}() after the step it configures"
+                    f"{name}() must follow a step it modulates",
+                    hint=f"put {name}() after the step it configures",
                 )
             calls[-1].modulators.append((name, args))
             continue
         if pending and name != "repeat":
             raise TraversalError(
-                f"{pending[0][0]}() must be used with repeat()", hint="write until()/emit()/times() next to repeat()"
+                f"{pending[0][0]}() must be used with repeat()",
+                hint="write until()/emit()/times() next to repeat()",
             )
         calls.append(StepCall(name, args, leading=pending))
         pending = []
     if pending:
         raise TraversalError(
-            f"{pending[0][0]}() must be used with repeat()", hint="write until()/emit()/times() next to repeat()"
+            f"{pending[0][0]}() must be used with repeat()",
+            hint="write until()/emit()/times() next to repeat()",
         )
     return _fold(calls)
 
@@ -203,17 +212,21 @@ def rewrite_connectives(calls: list[StepCall], *, anonymous: bool) -> list[StepC
     alternatives = [conjunction(part) for part in _split(calls[start:], "or")]
     if len(alternatives) == 1:
         return calls[:start] + alternatives[0]
-    return calls[:start] + [StepCall("or", alternatives)]
+    return [*calls[:start], StepCall("or", alternatives)]
 
 
 def _fold(calls: list[StepCall]) -> list[StepCall]:
     out: list[StepCall] = []
     for call in calls:
         host = out[-1] if out else None
-        if host is not None and call.name in _FOLDS.get(host.name, ()) and not call.modulators:
-            if not host.modulators or host.name in ("addV", "addE"):
-                host.folded.append(call)
-                continue
+        if (
+            host is not None
+            and call.name in _FOLDS.get(host.name, ())
+            and not call.modulators
+            and (not host.modulators or host.name in ("addV", "addE"))
+        ):
+            host.folded.append(call)
+            continue
         out.append(call)
     return out
 
@@ -277,14 +290,18 @@ class Compiler:
     """Compiles bytecode against one graph for one execution (holds the side effects and settings)."""
 
     def __init__(
-        self, graph: MemGraph, *, track_paths: bool, mutating: bool, side_effects: dict[str, Any] | None = None
+        self,
+        graph: MemGraph,
+        *,
+        track_paths: bool,
+        mutating: bool,
+        side_effects: dict[str, Any] | None = None,
     ) -> None:
         self.graph = graph
         self.track_paths = track_paths
         self.mutating = mutating
         self.side_effects: dict[str, Any] = side_effects if side_effects is not None else {}
         self.sack_initial: Callable[[], Any] | None = None
-        self.sack_merge: Any = None
         self._compiled: dict[int, tuple[Any, Pipeline]] = {}
 
     def compile(self, bytecode: Bytecode | list[StepCall], *, anonymous: bool = True) -> Pipeline:
@@ -301,7 +318,7 @@ class Compiler:
     def _compile(self, bytecode: Bytecode | list[StepCall], anonymous: bool) -> Pipeline:
         calls = group_steps(bytecode.step_instructions) if isinstance(bytecode, Bytecode) else bytecode
         calls = rewrite_connectives(calls, anonymous=anonymous)
-        for call, after in zip(calls, calls[1:]):
+        for call, after in itertools.pairwise(calls):
             call.following = after
         steps = []
         for call in calls:
@@ -321,14 +338,17 @@ class Compiler:
         nested = as_bytecode(value)
         if nested is None:
             raise TraversalError(
-                f"{step_name}() expects a traversal argument, got {value!r}", hint=f"pass __.<steps> to {step_name}()"
+                f"{step_name}() expects a traversal argument, got {value!r}",
+                hint=f"pass __.<steps> to {step_name}()",
             )
         return self.compile(nested)
 
     def start(self, obj: Any, bulk: int = 1) -> Trav:
         """A fresh traverser for ``obj`` at the start of a traversal (also makes the root's SEED traverser)."""
         sack = self.sack_initial() if self.sack_initial is not None else None
-        return Trav(obj, bulk, PathNode(None, obj) if self.track_paths and obj is not SEED else None, (), sack)
+        return Trav(
+            obj, bulk, PathNode(None, obj) if self.track_paths and obj is not SEED else None, (), sack
+        )
 
     def spawn(self, t: Trav, obj: Any) -> Trav:
         """The traverser a start-capable step (V, E, inject, addV) emits: fresh at the root, a split mid-traversal."""

@@ -54,7 +54,9 @@ def _both(p: P, joiner: Callable[[bool, bool], bool]) -> Test:
 
 def _regex(pattern: Any, negate: bool) -> Test:
     if not isinstance(pattern, str):
-        raise TraversalError(f"regex expects a string pattern, got {pattern!r}", hint="pass a regular expression")
+        raise TraversalError(
+            f"regex expects a string pattern, got {pattern!r}", hint="pass a regular expression"
+        )
     compiled = re.compile(pattern)
     return lambda value: isinstance(value, str) and (compiled.search(value) is not None) != negate
 
@@ -106,7 +108,9 @@ def compile_predicate(p: Any) -> Test:
         return _text(fn, a, negate)
     if op in ("regex", "notRegex"):
         return _regex(a, negate=op == "notRegex")
-    raise UnsupportedStepError(f"predicate P.{op} is not supported by the embedded engine", hint="rewrite the filter")
+    raise UnsupportedStepError(
+        f"predicate P.{op} is not supported by the embedded engine", hint="rewrite the filter"
+    )
 
 
 def equality_values(p: Any) -> list[Any] | None:

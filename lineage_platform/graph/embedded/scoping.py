@@ -10,7 +10,9 @@ from lineage_platform.graph.embedded.modulation import NOTHING
 from lineage_platform.graph.embedded.pipeline import Trav
 
 
-def select_value(t: Trav, key: Any, pop: Pop, step_name: str, side_effects: dict[str, Any] | None = None) -> Any:
+def select_value(
+    t: Trav, key: Any, pop: Pop, step_name: str, side_effects: dict[str, Any] | None = None
+) -> Any:
     """The value ``key`` names for ``t`` (NOTHING when it names nothing)."""
     obj = t.obj
     if isinstance(obj, dict) and key in obj:

@@ -9,8 +9,8 @@ from typing import Any
 from gremlin_python.process.traversal import Pick, Scope
 
 from lineage_platform.errors import TraversalError
-from lineage_platform.graph.embedded.modulation import NOTHING, by_functions
 from lineage_platform.graph.embedded.memgraph import VertexRec
+from lineage_platform.graph.embedded.modulation import NOTHING, by_functions
 from lineage_platform.graph.embedded.pipeline import (
     Compiler,
     Pipeline,
@@ -22,7 +22,6 @@ from lineage_platform.graph.embedded.pipeline import (
     step,
 )
 from lineage_platform.graph.embedded.predicates import compile_predicate
-from lineage_platform.graph.embedded.values import gremlin_eq
 
 LoopTest = Callable[[Trav], bool]
 
@@ -89,7 +88,7 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
         return walk
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
-        frontier = [Trav(t.obj, t.bulk, t.path, t.loops + ((loop_name, 0),), t.sack) for t in travs]
+        frontier = [Trav(t.obj, t.bulk, t.path, (*t.loops, (loop_name, 0)), t.sack) for t in travs]
         while frontier:
             to_body = []
             for t in frontier:
@@ -102,7 +101,9 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
             produced = []
             for t in body.run(to_body):
                 counter = t.loops[-1]
-                produced.append(Trav(t.obj, t.bulk, t.path, t.loops[:-1] + ((counter[0], counter[1] + 1),), t.sack))
+                produced.append(
+                    Trav(t.obj, t.bulk, t.path, (*t.loops[:-1], (counter[0], counter[1] + 1)), t.sack)
+                )
             frontier = []
             for t in _merge(produced):
                 if until_first is False and until is not None and until(t):
@@ -115,7 +116,7 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
     return run
 
 
-Hop = tuple[tuple[tuple[str, str], ...], tuple[str, ...]]
+Hop = tuple[tuple[bool, ...], tuple[str, ...]]  # (directions as "upstream?" flags, edge labels)
 
 
 def _navigation_hops(body: Any) -> list[Hop] | None:
@@ -125,14 +126,14 @@ def _navigation_hops(body: Any) -> list[Hop] | None:
         return None
     hops: list[Hop] = []
     for call in group_steps(bytecode.step_instructions):
-        if call.name not in ("out", "in", "both") or call.modulators or not all(isinstance(a, str) for a in call.args):
+        if (
+            call.name not in ("out", "in", "both")
+            or call.modulators
+            or not all(isinstance(a, str) for a in call.args)
+        ):
             return None
-        directions = []
-        if call.name in ("out", "both"):
-            directions.append(("out_e", "in_v"))
-        if call.name in ("in", "both"):
-            directions.append(("in_e", "out_v"))
-        hops.append((tuple(directions), tuple(call.args)))
+        directions = {"out": (False,), "in": (True,), "both": (False, True)}[call.name]
+        hops.append((directions, tuple(call.args)))
     return hops
 
 
@@ -142,20 +143,14 @@ def _advance(
     """Move every (vertex, bulk) of the frontier along the hops, adding bulks of vertices reached twice;
     vertices in ``skip`` are left out of the result."""
     if skip is not None and len(hops) == 1 and len(hops[0][0]) == 1 and len(hops[0][1]) == 1:
-        return _advance_distinct(frontier, hops[0], skip)
+        return _advance_distinct(frontier, hops[0][0][0], hops[0][1][0], skip)
     for directions, labels in hops:
         reached: dict[VertexRec, int] = {}
         get = reached.get
-        for attribute, end in directions:
-            upstream = end == "out_v"
-            single = labels[0] if len(labels) == 1 else None
+        for upstream in directions:
             for v, bulk in frontier.items():
                 adjacency = v.in_e if upstream else v.out_e
-                if single is not None:
-                    bucket = adjacency.get(single)
-                    buckets = (bucket,) if bucket else ()
-                else:
-                    buckets = [adjacency.get(label) for label in labels] if labels else list(adjacency.values())
+                buckets = [adjacency.get(label) for label in labels] if labels else list(adjacency.values())
                 for bucket in buckets:
                     if not bucket:
                         continue
@@ -173,11 +168,11 @@ def _advance(
     return frontier
 
 
-def _advance_distinct(frontier: dict[VertexRec, int], hop: Hop, skip: set[VertexRec]) -> dict[VertexRec, int]:
+def _advance_distinct(
+    frontier: dict[VertexRec, int], upstream: bool, label: str, skip: set[VertexRec]
+) -> dict[VertexRec, int]:
     """The common one-label, one-direction hop of a distinct walk, without bulk bookkeeping."""
-    (attribute, end), label = hop[0][0], hop[1][0]
     reached: dict[VertexRec, int] = {}
-    upstream = end == "out_v"
     for v in frontier:
         bucket = (v.in_e if upstream else v.out_e).get(label)
         if not bucket:
@@ -200,7 +195,9 @@ def _require_vertex(t: Trav) -> None:
         raise TraversalError(f"repeat() navigation needs vertices, got {t.obj!r}", hint="start from vertices")
 
 
-def _distinct_walk(travs: Iterator[Trav], hops: list[Hop], limit: int | None, emit_start: bool) -> Iterator[Trav]:
+def _distinct_walk(
+    travs: Iterator[Trav], hops: list[Hop], limit: int | None, emit_start: bool
+) -> Iterator[Trav]:
     """repeat(nav).emit()[.times(n)].dedup(): each vertex within reach once, breadth-first (so the first visit
     has the most hops left and nothing reachable is missed)."""
     seen: set[VertexRec] = set()
@@ -434,7 +431,9 @@ def compile_cap(call: StepCall, c: Compiler) -> StepFn:
             pass
         missing = [k for k in keys if k not in c.side_effects]
         if missing:
-            raise TraversalError(f"cap() names unknown side effects {missing}", hint="cap() a key set by aggregate()")
+            raise TraversalError(
+                f"cap() names unknown side effects {missing}", hint="cap() a key set by aggregate()"
+            )
         if len(keys) == 1:
             yield c.start(c.side_effects[keys[0]])
         else:

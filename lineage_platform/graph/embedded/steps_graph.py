@@ -147,7 +147,8 @@ def evaluate_arg(value: Any, t: Trav, c: Compiler, step_name: str) -> Any:
     result = c.compile(nested).first(t)
     if result is None:
         raise TraversalError(
-            f"the traversal given to {step_name}() produced no value", hint="make the argument traversal productive"
+            f"the traversal given to {step_name}() produced no value",
+            hint="make the argument traversal productive",
         )
     return result.obj
 
@@ -191,7 +192,9 @@ def compile_add_v(call: StepCall, c: Compiler) -> StepFn:
 
 def _check_label(label: Any, step_name: str) -> None:
     if not isinstance(label, str) or not label:
-        raise TraversalError(f"{step_name}() needs a non-empty string label, got {label!r}", hint="pass a label")
+        raise TraversalError(
+            f"{step_name}() needs a non-empty string label, got {label!r}", hint="pass a label"
+        )
 
 
 def _endpoint(value: Any, t: Trav, c: Compiler, step_name: str, which: str) -> VertexRec:
@@ -279,7 +282,9 @@ def compile_property(call: StepCall, c: Compiler) -> Setter:
     return setter
 
 
-def set_property(obj: Any, cardinality: Any, key: Any, value: Any, meta: list[Any], source: Trav, c: Compiler) -> None:
+def set_property(
+    obj: Any, cardinality: Any, key: Any, value: Any, meta: list[Any], source: Trav, c: Compiler
+) -> None:
     """Set one property on a vertex (honouring cardinality), an edge or a vertex property (meta-property)."""
     graph = c.graph
     if isinstance(value, CardinalityValue):

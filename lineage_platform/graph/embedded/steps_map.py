@@ -11,9 +11,23 @@ from gremlin_python.structure.graph import Path
 
 from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.access import properties_of, token_value, values_of
-from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPropRec, VertexRec
-from lineage_platform.graph.embedded.modulation import NOTHING, ByFn, by_functions, column_value, value_function
-from lineage_platform.graph.embedded.pipeline import Compiler, PathNode, StepCall, StepFn, Trav, as_bytecode, step
+from lineage_platform.graph.embedded.memgraph import EdgeRec, VertexPropRec, VertexRec
+from lineage_platform.graph.embedded.modulation import (
+    NOTHING,
+    ByFn,
+    by_functions,
+    column_value,
+    value_function,
+)
+from lineage_platform.graph.embedded.pipeline import (
+    Compiler,
+    PathNode,
+    StepCall,
+    StepFn,
+    Trav,
+    as_bytecode,
+    step,
+)
 from lineage_platform.graph.embedded.scoping import select_value
 from lineage_platform.graph.embedded.values import MapEntry
 
@@ -23,7 +37,9 @@ def _string_keys(call: StepCall) -> tuple[str, ...]:
     keys = tuple(key for key in call.args if key is not None)
     for key in keys:
         if not isinstance(key, str):
-            raise TraversalError(f"{call.name}() keys must be strings, got {key!r}", hint="pass property key names")
+            raise TraversalError(
+                f"{call.name}() keys must be strings, got {key!r}", hint="pass property key names"
+            )
     return keys
 
 
@@ -200,7 +216,9 @@ def compile_path(call: StepCall, c: Compiler) -> StepFn:
         entries = t.path.entries() if t.path is not None else []
         if bounds:
             start = next((i for i, e in enumerate(entries) if bounds.get("from") in e.labels), 0)
-            end = next((i + 1 for i in reversed(range(len(entries))) if bounds.get("to") in entries[i].labels), None)
+            end = next(
+                (i + 1 for i in reversed(range(len(entries))) if bounds.get("to") in entries[i].labels), None
+            )
             entries = entries[start:end]
         objects = []
         for i, entry in enumerate(entries):
@@ -309,8 +327,3 @@ def compile_loops(call: StepCall, c: Compiler) -> StepFn:
         return 0
 
     return lambda travs: (t.split(loops(t)) for t in travs)
-
-
-def property_value_of(obj: Any) -> Any:
-    """The value of a property record (helper for callers that accept both records and values)."""
-    return obj.value if isinstance(obj, (VertexPropRec, PropRec)) else obj

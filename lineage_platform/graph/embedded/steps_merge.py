@@ -32,7 +32,8 @@ def _resolve_map(arg: Any, t: Trav, c: Compiler, step_name: str) -> dict[Any, An
         )
     if not isinstance(arg, dict):
         raise TraversalError(
-            f"{step_name} needs a map argument, got {type(arg).__name__} {arg!r}", hint="pass a map such as [name: 'x']"
+            f"{step_name} needs a map argument, got {type(arg).__name__} {arg!r}",
+            hint="pass a map such as [name: 'x']",
         )
     return arg
 
@@ -41,14 +42,22 @@ def _check_keys(values: dict[Any, Any], allowed_tokens: tuple[Any, ...]) -> None
     for key, value in values.items():
         if isinstance(key, str):
             if key.startswith("~"):
-                raise TraversalError(f"Property key can not be a hidden key: {key}", hint="remove keys starting with ~")
+                raise TraversalError(
+                    f"Property key can not be a hidden key: {key}", hint="remove keys starting with ~"
+                )
         elif key in (T.id, T.label) and key not in allowed_tokens:
             hidden = "~id" if key == T.id else "~label"
-            raise TraversalError(f"Property key can not be a hidden key: {hidden}", hint=f"remove {key} from the map")
+            raise TraversalError(
+                f"Property key can not be a hidden key: {hidden}", hint=f"remove {key} from the map"
+            )
         elif key not in allowed_tokens:
-            raise TraversalError(f"merge map key {key!r} is not allowed here", hint="use T.id, T.label or strings")
+            raise TraversalError(
+                f"merge map key {key!r} is not allowed here", hint="use T.id, T.label or strings"
+            )
         if key == T.label and (not isinstance(value, str) or value.startswith("~")):
-            raise TraversalError(f"Label can not be a hidden key: {value}", hint="use a non-empty label without ~")
+            raise TraversalError(
+                f"Label can not be a hidden key: {value}", hint="use a non-empty label without ~"
+            )
 
 
 def _check_override(search: dict[Any, Any], create: dict[Any, Any]) -> None:
@@ -74,7 +83,9 @@ def _matches_properties(element: Any, search: dict[Any, Any]) -> bool:
             if isinstance(element, VertexRec):
                 if not any(gremlin_eq(vp.value, expected) for vp in element.props.get(key, ())):
                     return False
-            elif not element.props or key not in element.props or not gremlin_eq(element.props[key], expected):
+            elif (
+                not element.props or key not in element.props or not gremlin_eq(element.props[key], expected)
+            ):
                 return False
     return True
 
@@ -89,7 +100,10 @@ def _options(call: StepCall) -> dict[Any, Any]:
     options: dict[Any, Any] = {}
     for args in call.modulator_args("option"):
         if len(args) < 2 or not isinstance(args[0], Merge):
-            raise TraversalError(f"option() of {call.name}() takes a Merge token and a value", hint="option(Merge.onCreate, [..])")
+            raise TraversalError(
+                f"option() of {call.name}() takes a Merge token and a value",
+                hint="option(Merge.onCreate, [..])",
+            )
         options[args[0]] = args[1:]
     return options
 
@@ -153,7 +167,9 @@ def compile_merge_v(call: StepCall, c: Compiler) -> StepFn:
 def _endpoint(value: Any, options: dict[Any, Any], t: Trav, c: Compiler, which: Merge) -> VertexRec:
     if value == which:
         if which not in options:
-            raise TraversalError(f"mergeE() uses {which} but has no option({which}, ...)", hint="add the option")
+            raise TraversalError(
+                f"mergeE() uses {which} but has no option({which}, ...)", hint="add the option"
+            )
         value = options[which][0]
         nested = as_bytecode(value)
         if nested is not None:
@@ -165,7 +181,8 @@ def _endpoint(value: Any, options: dict[Any, Any], t: Trav, c: Compiler, which: 
     found = lookup(c.graph.vertices, ident)
     if found is None:
         raise TraversalError(
-            f"Vertex id could not be resolved from mergeE: {ident}", hint="create the vertices before mergeE()"
+            f"Vertex id could not be resolved from mergeE: {ident}",
+            hint="create the vertices before mergeE()",
         )
     return found
 
@@ -229,9 +246,12 @@ def compile_merge_e(call: StepCall, c: Compiler) -> StepFn:
             for direction, word in ((Direction.OUT, "Out"), (Direction.IN, "In")):
                 if direction not in ends:
                     raise TraversalError(
-                        f"{word} Vertex not specified in mergeE()", hint=f"put Direction.{direction.name} in the map"
+                        f"{word} Vertex not specified in mergeE()",
+                        hint=f"put Direction.{direction.name} in the map",
                     )
-            e = c.graph.add_edge(create.get(T.label, "edge"), ends[Direction.OUT], ends[Direction.IN], create.get(T.id))
+            e = c.graph.add_edge(
+                create.get(T.label, "edge"), ends[Direction.OUT], ends[Direction.IN], create.get(T.id)
+            )
             _apply_properties(e, create, t, c, None)
             yield c.spawn(t, e)
 

@@ -42,7 +42,9 @@ def _not_a_vertex(step_name: str, obj: object) -> TraversalError:
 def _labels(call: StepCall) -> tuple[str, ...]:
     for label in call.args:
         if not isinstance(label, str):
-            raise TraversalError(f"{call.name}() edge labels must be strings, got {label!r}", hint="pass label names")
+            raise TraversalError(
+                f"{call.name}() edge labels must be strings, got {label!r}", hint="pass label names"
+            )
     return tuple(call.args)
 
 

@@ -12,7 +12,15 @@ from gremlin_python.structure.graph import Path
 
 from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.modulation import NOTHING, ByFn, by_functions, value_function
-from lineage_platform.graph.embedded.pipeline import Compiler, Pipeline, StepCall, StepFn, Trav, as_bytecode, step
+from lineage_platform.graph.embedded.pipeline import (
+    Compiler,
+    Pipeline,
+    StepCall,
+    StepFn,
+    Trav,
+    as_bytecode,
+    step,
+)
 from lineage_platform.graph.embedded.values import (
     Incomparable,
     MapEntry,
@@ -21,6 +29,7 @@ from lineage_platform.graph.embedded.values import (
     is_number,
     order_key,
 )
+
 
 def _scope(call: StepCall) -> tuple[bool, list[Any]]:
     args = list(call.args)
@@ -40,7 +49,9 @@ def _local_values(obj: Any) -> list[Any]:
     return [obj]
 
 
-def _reducer(name: str, reduce: Callable[[list[tuple[Any, int]]], Any]) -> Callable[[StepCall, Compiler], StepFn]:
+def _reducer(
+    name: str, reduce: Callable[[list[tuple[Any, int]]], Any]
+) -> Callable[[StepCall, Compiler], StepFn]:
     """A step reducing (value, bulk) pairs: globally over the stream, or locally over each collection."""
 
     def compile_reduce(call: StepCall, c: Compiler) -> StepFn:
@@ -122,6 +133,7 @@ _reducer("mean", _mean)
 _reducer("min", _extreme("min", -1))
 _reducer("max", _extreme("max", 1))
 
+
 def _add_all(a: Any, b: Any) -> Any:
     if isinstance(a, dict):
         return {**a, **b}
@@ -151,7 +163,9 @@ def apply_operator(operator: Any, a: Any, b: Any, step_name: str) -> Any:
     name = getattr(operator, "name", "")
     fn = _OPERATORS.get(name.rstrip("_").replace("_", "").lower())
     if fn is None:
-        raise TraversalError(f"{step_name}() does not support operator {operator!r}", hint="use an Operator value")
+        raise TraversalError(
+            f"{step_name}() does not support operator {operator!r}", hint="use an Operator value"
+        )
     return fn(a, b)
 
 

@@ -38,7 +38,9 @@ class GraphLock:
     def release(self, owner: Any) -> None:
         """Release the lock held by ``owner``."""
         if self.holder is not owner:
-            raise GraphError("the graph lock is not held by this transaction", hint="this is a bug in the caller")
+            raise GraphError(
+                "the graph lock is not held by this transaction", hint="this is a bug in the caller"
+            )
         self.holder = None
         self._lock.release()
 
@@ -46,7 +48,9 @@ class GraphLock:
 class Transaction:
     """An explicit transaction (``g.tx()``): takes the graph lock at its first statement."""
 
-    def __init__(self, start: Callable[[Transaction], None], finish: Callable[[Transaction, bool], None]) -> None:
+    def __init__(
+        self, start: Callable[[Transaction], None], finish: Callable[[Transaction, bool], None]
+    ) -> None:
         self._start = start
         self._finish = finish
         self.started = False

@@ -24,6 +24,7 @@ from typing import Any, get_args
 
 from lineage_platform.errors import IngestError
 from lineage_platform.ingest.events.items import LineageItems, field
+from lineage_platform.ingest.events.native import RUN_FIELDS
 from lineage_platform.ingest.records import FAILED, SUCCEEDED
 from lineage_platform.model import (
     ColumnEdge,
@@ -100,9 +101,18 @@ def lineage_items(event: dict[str, Any], source: str) -> LineageItems:
         inputs=inputs,
         outputs=outputs,
         column_edges=tuple(edges),
-        predicates=tuple(Predicate(**p) for p in process.get("predicates") or []),
+        predicates=_predicates(process.get("predicates") or []),
     )
     return [(statement, _run(event, event_type, job, source))]
+
+
+def _predicates(items: list[Any]) -> tuple[Predicate, ...]:
+    try:
+        return tuple(Predicate(**item) for item in items)
+    except TypeError as exc:
+        raise IngestError(
+            f"bad predicate in {PROCESS_FACET}: {exc}", hint="predicates are {table, column, op, value}"
+        ) from exc
 
 
 def _dataset(item: Any, where: str, datasets: dict[tuple[str, str], Dataset]) -> Dataset:
@@ -181,8 +191,13 @@ def _run(event: dict[str, Any], event_type: str, job: dict[str, Any], source: st
         return None
     facets = field(event, "run", dict, "event").get("facets") or {}
     provenance = {k: v for k, v in (facets.get(RUN_FACET) or {}).items() if not k.startswith("_")}
-    if provenance:
-        return RunInfo(**{**provenance, "source": source})
+    if provenance:  # written by the platform's export: the run as it was, including where it was first read
+        unknown = set(provenance) - {*RUN_FIELDS, "source"}
+        if unknown or not isinstance(provenance.get("status"), str):
+            raise IngestError(
+                f"{RUN_FACET} has unknown fields {sorted(unknown)} or no status", hint="re-export it"
+            )
+        return RunInfo(**{"source": source, **provenance})
     nominal = facets.get("nominalTime") or {}
     return RunInfo(
         status=EVENT_STATUS[event_type],

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 from gremlin_python.process.graph_traversal import GraphTraversalSource, __
-from gremlin_python.process.strategies import PartitionStrategy, ReadOnlyStrategy, SeedStrategy, SubgraphStrategy
+from gremlin_python.process.strategies import (
+    PartitionStrategy,
+    ReadOnlyStrategy,
+    SeedStrategy,
+    SubgraphStrategy,
+)
 
 from lineage_platform.errors import TraversalError, UnsupportedStepError
 
@@ -27,7 +32,7 @@ def test_wrong_argument_types_name_step_and_argument(modern: GraphTraversalSourc
         modern.V().has("name", __.constant(1)).has("name", TextP_starting_with_number()).to_list()
 
 
-def TextP_starting_with_number() -> object:  # noqa: N802  (mirrors the gremlin spelling)
+def TextP_starting_with_number() -> object:
     """A TextP whose argument is not a string."""
     from gremlin_python.process.traversal import TextP
 
@@ -56,5 +61,7 @@ def test_olap_is_refused(modern: GraphTraversalSource) -> None:
 
 
 def test_modulator_without_a_step(modern: GraphTraversalSource) -> None:
-    with pytest.raises(TraversalError, match=r"until\(\)/emit\(\)/times\(\) next to repeat\(\)|must be used with repeat"):
+    with pytest.raises(
+        TraversalError, match=r"until\(\)/emit\(\)/times\(\) next to repeat\(\)|must be used with repeat"
+    ):
         modern.V().until(__.has("age")).out().to_list()

@@ -12,10 +12,16 @@ from lineage_platform.errors import TraversalError
 def test_merge_v_creates_once_then_matches(g: GraphTraversalSource) -> None:
     search = {T.label: "table", "qualifiedName": "db.t"}
     created = (
-        g.merge_v(search).option(Merge.on_create, {"owner": "ann"}).option(Merge.on_match, {"seen": True}).next()
+        g.merge_v(search)
+        .option(Merge.on_create, {"owner": "ann"})
+        .option(Merge.on_match, {"seen": True})
+        .next()
     )
     matched = (
-        g.merge_v(search).option(Merge.on_create, {"owner": "bob"}).option(Merge.on_match, {"seen": True}).next()
+        g.merge_v(search)
+        .option(Merge.on_create, {"owner": "bob"})
+        .option(Merge.on_match, {"seen": True})
+        .next()
     )
     assert created == matched
     assert g.V().has_label("table").count().next() == 1
@@ -31,7 +37,11 @@ def test_merge_v_on_match_cardinality_values(g: GraphTraversalSource) -> None:
 
 
 def test_merge_v_from_incoming_maps(g: GraphTraversalSource) -> None:
-    rows = [{T.label: "column", "name": "a"}, {T.label: "column", "name": "b"}, {T.label: "column", "name": "a"}]
+    rows = [
+        {T.label: "column", "name": "a"},
+        {T.label: "column", "name": "b"},
+        {T.label: "column", "name": "a"},
+    ]
     g.inject(*rows).merge_v().iterate()
     assert sorted(g.V().has_label("column").values("name").to_list()) == ["a", "b"]
 

@@ -38,7 +38,10 @@ def test_emit_with_predicate_and_times(modern: GraphTraversalSource) -> None:
 
 def test_loops_and_named_loops(modern: GraphTraversalSource) -> None:
     g = modern
-    assert sorted(g.V(1).repeat(__.out()).until(__.loops().is_(2)).values("name").to_list()) == ["lop", "ripple"]
+    assert sorted(g.V(1).repeat(__.out()).until(__.loops().is_(2)).values("name").to_list()) == [
+        "lop",
+        "ripple",
+    ]
     named = g.V(1).repeat("a", __.out()).until(__.loops("a").is_(1)).values("name").to_list()
     assert sorted(named) == ["josh", "lop", "vadas"]
 
@@ -47,8 +50,13 @@ def test_paths_through_repeat_and_simple_path(modern: GraphTraversalSource) -> N
     g = modern
     paths = g.V(1).repeat(__.out()).times(2).path().by("name").to_list()
     assert sorted(p.objects for p in paths) == [["marko", "josh", "lop"], ["marko", "josh", "ripple"]]
-    simple = g.V(1).repeat(__.both().simple_path()).until(__.has("name", "ripple")).path().by("name").to_list()
-    assert sorted(p.objects for p in simple) == [["marko", "josh", "ripple"], ["marko", "lop", "josh", "ripple"]]
+    simple = (
+        g.V(1).repeat(__.both().simple_path()).until(__.has("name", "ripple")).path().by("name").to_list()
+    )
+    assert sorted(p.objects for p in simple) == [
+        ["marko", "josh", "ripple"],
+        ["marko", "lop", "josh", "ripple"],
+    ]
     assert g.V(1).both().both().cyclic_path().count().next() == 3
     assert g.V(1).both().both().simple_path().count().next() == 4
 
@@ -79,7 +87,9 @@ def test_distinct_walk_matches_the_generic_interpreter(g: GraphTraversalSource) 
         g.V().has("name", "a").repeat(__.out("flowsTo")).emit().times(3).dedup().path().by("name").to_list()
     )
     assert sorted(fast) == sorted(p.objects[-1] for p in generic) == ["a", "b", "c", "d", "e"]
-    within_one = g.V().has("name", "a").emit().repeat(__.out("flowsTo")).times(1).dedup().values("name").to_list()
+    within_one = (
+        g.V().has("name", "a").emit().repeat(__.out("flowsTo")).times(1).dedup().values("name").to_list()
+    )
     assert sorted(within_one) == ["a", "b", "e"]
 
 

@@ -32,7 +32,9 @@ def test_returned_elements_are_detached_gremlinpython_objects(modern: GraphTrave
     vertex = g.V(1).next()
     assert isinstance(vertex, Vertex) and vertex.id == 1 and vertex.label == "person"
     edge = g.E(7).next()
-    assert isinstance(edge, Edge) and edge.outV == Vertex(1) and edge.inV == Vertex(2) and edge.label == "knows"
+    assert (
+        isinstance(edge, Edge) and edge.outV == Vertex(1) and edge.inV == Vertex(2) and edge.label == "knows"
+    )
     prop = g.V(1).properties("name").next()
     assert isinstance(prop, VertexProperty) and prop.key == "name" and prop.value == "marko"
 
@@ -53,8 +55,20 @@ def test_has_with_predicates_and_text_predicates(modern: GraphTraversalSource) -
     assert names(g.V().has("name", TextP.starting_with("ma"))) == ["marko"]
     assert names(g.V().has("name", TextP.ending_with("e"))) == ["ripple"]
     assert names(g.V().has("name", TextP.containing("o"))) == ["josh", "lop", "marko"]
-    assert names(g.V().has("name", TextP.not_starting_with("m"))) == ["josh", "lop", "peter", "ripple", "vadas"]
-    assert names(g.V().has("name", TextP.not_ending_with("p"))) == ["josh", "marko", "peter", "ripple", "vadas"]
+    assert names(g.V().has("name", TextP.not_starting_with("m"))) == [
+        "josh",
+        "lop",
+        "peter",
+        "ripple",
+        "vadas",
+    ]
+    assert names(g.V().has("name", TextP.not_ending_with("p"))) == [
+        "josh",
+        "marko",
+        "peter",
+        "ripple",
+        "vadas",
+    ]
     assert names(g.V().has("name", TextP.not_containing("a"))) == ["josh", "lop", "peter", "ripple"]
 
 
@@ -75,7 +89,11 @@ def test_has_family(modern: GraphTraversalSource) -> None:
 def test_values_maps_and_tokens(modern: GraphTraversalSource) -> None:
     g = modern
     assert g.V(1).value_map().next() == {"name": ["marko"], "age": [29]}
-    assert g.V(1).value_map("name").with_(WithOptions.tokens).next() == {T.id: 1, T.label: "person", "name": ["marko"]}
+    assert g.V(1).value_map("name").with_(WithOptions.tokens).next() == {
+        T.id: 1,
+        T.label: "person",
+        "name": ["marko"],
+    }
     assert g.V(1).element_map().next() == {T.id: 1, T.label: "person", "name": "marko", "age": 29}
     edge_map = g.E(7).element_map().next()
     assert edge_map[Direction.OUT] == {T.id: 1, T.label: "person"}
@@ -153,9 +171,10 @@ def test_filters_and_branches(modern: GraphTraversalSource) -> None:
         "josh",
         "peter",
     ]
-    assert sorted(g.V().coalesce(__.values("lang"), __.constant("none")).to_list()) == ["java", "java"] + [
-        "none"
-    ] * 4
+    assert (
+        sorted(g.V().coalesce(__.values("lang"), __.constant("none")).to_list())
+        == ["java", "java"] + ["none"] * 4
+    )
     assert sorted(g.V(1).union(__.out("knows"), __.out("created")).values("name").to_list()) == [
         "josh",
         "lop",
@@ -163,16 +182,25 @@ def test_filters_and_branches(modern: GraphTraversalSource) -> None:
     ]
     assert g.V(2).optional(__.out()).values("name").to_list() == ["vadas"]
     assert sorted(
-        g.V().has_label("person").choose(__.values("age").is_(P.gt(30)), __.constant("old"), __.constant("young"))
+        g.V()
+        .has_label("person")
+        .choose(__.values("age").is_(P.gt(30)), __.constant("old"), __.constant("young"))
         .to_list()
     ) == ["old", "old", "young", "young"]
     options = (
-        g.V().has_label("person").choose(__.values("name"))
-        .option("marko", __.constant(1)).option("josh", __.constant(2)).to_list()
+        g.V()
+        .has_label("person")
+        .choose(__.values("name"))
+        .option("marko", __.constant(1))
+        .option("josh", __.constant(2))
+        .to_list()
     )
     assert sorted(options) == [1, 2]
     assert g.V(1).local(__.out().values("name").order().limit(1)).to_list() == ["josh"]
-    assert g.inject(1, 2).union(__.count(), __.sum_()).to_list() == [2, 3]  # union branches see the whole stream
+    assert g.inject(1, 2).union(__.count(), __.sum_()).to_list() == [
+        2,
+        3,
+    ]  # union branches see the whole stream
 
 
 def test_side_effects(modern: GraphTraversalSource) -> None:
@@ -183,7 +211,9 @@ def test_side_effects(modern: GraphTraversalSource) -> None:
     ]
     assert g.V().values("age").store("ages").cap("ages").next() == [29, 27, 32, 35]
     assert g.V(1).side_effect(__.out().count()).values("name").to_list() == ["marko"]
-    assert g.V().has_label("software").aggregate("s").fold().V(1).out().where(P.without("s")).values("name").to_list() == [
+    assert g.V().has_label("software").aggregate("s").fold().V(1).out().where(P.without("s")).values(
+        "name"
+    ).to_list() == [
         "vadas",
         "josh",
     ]

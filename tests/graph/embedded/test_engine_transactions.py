@@ -53,10 +53,14 @@ def test_commit_keeps_writes(graph: EmbeddedGraph) -> None:
 
 def test_constraint_violation_rolls_back_the_whole_traversal(graph: EmbeddedGraph) -> None:
     add_table(graph, "db.t")
-    traversal = source().add_v("table").property("qualifiedName", "db.new").add_v("table").property(
-        "qualifiedName", "db.t"
+    traversal = (
+        source()
+        .add_v("table")
+        .property("qualifiedName", "db.new")
+        .add_v("table")
+        .property("qualifiedName", "db.t")
     )
-    with pytest.raises(ConstraintViolation, match="'table' vertex with qualifiedName='db.t'"):
+    with pytest.raises(ConstraintViolation, match=r"'table' vertex with qualifiedName='db\.t'"):
         graph.execute(traversal.bytecode)
     assert count(graph) == 1
     # the same value under another label is allowed: uniqueness is per (label, key)
@@ -64,14 +68,19 @@ def test_constraint_violation_rolls_back_the_whole_traversal(graph: EmbeddedGrap
     assert count(graph) == 2
 
 
-def test_failed_statement_inside_a_transaction_is_undone_but_the_transaction_stays_open(graph: EmbeddedGraph) -> None:
+def test_failed_statement_inside_a_transaction_is_undone_but_the_transaction_stays_open(
+    graph: EmbeddedGraph,
+) -> None:
     tx = graph.begin()
     add_table(graph, "db.a", tx)
     with pytest.raises(ConstraintViolation):
         graph.execute(
-            source().add_v("table").property("qualifiedName", "db.b").add_v("table").property(
-                "qualifiedName", "db.a"
-            ).bytecode,
+            source()
+            .add_v("table")
+            .property("qualifiedName", "db.b")
+            .add_v("table")
+            .property("qualifiedName", "db.a")
+            .bytecode,
             tx,
         )
     assert count(graph, tx) == 1

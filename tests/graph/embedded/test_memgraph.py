@@ -73,8 +73,16 @@ def test_durable_graph_survives_reopen(tmp_path: Path) -> None:
     g = GraphTraversalSource(Graph(), TraversalStrategies())
     store = tmp_path / "graph"
     with EmbeddedGraph(store, indexed=["name"], sync=False) as graph:
-        graph.execute(g.add_v("table").property("name", "a").as_("a").add_v("table").property("name", "b")
-                      .add_e("flowsTo").from_("a").bytecode)
+        graph.execute(
+            g.add_v("table")
+            .property("name", "a")
+            .as_("a")
+            .add_v("table")
+            .property("name", "b")
+            .add_e("flowsTo")
+            .from_("a")
+            .bytecode
+        )
         graph.execute(g.V().has("name", "b").property(Cardinality.list_, "tag", "pii").bytecode)
         tx = graph.begin()
         graph.execute(g.V().drop().bytecode, tx)

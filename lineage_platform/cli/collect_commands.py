@@ -1,0 +1,83 @@
+"""`lineage collect`: the Kafka collector turning hook events into lineage."""
+
+from __future__ import annotations
+
+import signal
+
+import click
+
+from lineage_platform.cli import params as p
+from lineage_platform.config import ENV_PREFIX
+from lineage_platform.ingest.collector import DEFAULT_DEAD_LETTER_TOPIC, DEFAULT_GROUP
+
+
+@click.command()
+@p.option(
+    "--bootstrap-servers",
+    envvar=ENV_PREFIX + "KAFKA_BOOTSTRAP",
+    default="127.0.0.1:9092",
+    show_default=True,
+    help="Kafka brokers, host:port[,host:port].",
+)
+@p.option("--topic", "topics", multiple=True, required=True, help="Topic to read (repeat for several).")
+@p.option("--group", "group_id", default=DEFAULT_GROUP, show_default=True, help="Kafka consumer group.")
+@p.option(
+    "--dead-letter-topic",
+    default=DEFAULT_DEAD_LETTER_TOPIC,
+    show_default=True,
+    help="Where unusable events go, with the reason (empty: only count them).",
+)
+@p.graph_url
+@p.schema_file
+@p.batch_size
+@p.option(
+    "--max-records", type=click.IntRange(min=1), default=500, show_default=True, help="Records per poll."
+)
+@p.option(
+    "--max-poll-interval-ms",
+    type=click.IntRange(min=1000),
+    default=5000,
+    show_default=True,
+    help="Longest pause between polls before the group rebalances (also how long a rebalance may wait).",
+)
+@p.option("--idle-timeout", type=float, default=None, help="Stop after this many seconds without new events.")
+@p.option(
+    "--progress/--no-progress", default=True, show_default=True, help="Print a JSON progress line per batch."
+)
+def collect(
+    bootstrap_servers: str,
+    topics: tuple[str, ...],
+    group_id: str,
+    dead_letter_topic: str,
+    graph_url: str | None,
+    schema_file: str | None,
+    batch_size: int,
+    max_records: int,
+    max_poll_interval_ms: int,
+    idle_timeout: float | None,
+    progress: bool,
+) -> None:
+    """Consume hook events (platform events, Atlas HookNotifications, OpenLineage RunEvents) into the graph."""
+    from lineage_platform.ingest.collector import Collector, CollectorOptions, describe
+    from lineage_platform.sql.schema_file import load_schema
+
+    options = CollectorOptions(
+        bootstrap_servers=bootstrap_servers,
+        topics=topics,
+        group_id=group_id,
+        dead_letter_topic=dead_letter_topic or None,
+        graph_url=graph_url,
+        schema=load_schema(schema_file) if schema_file else None,
+        batch_size=batch_size,
+        max_records=max_records,
+        max_poll_interval_ms=max_poll_interval_ms,
+        session_timeout_ms=max_poll_interval_ms,
+        idle_timeout=idle_timeout,
+    )
+    collector = Collector(
+        options, on_batch=(lambda s: click.echo(describe(s), err=True)) if progress else None
+    )
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: collector.stop())
+    stats = collector.run()
+    click.echo("\n".join(f"{name}: {value}" for name, value in stats.rows()))

@@ -1,0 +1,291 @@
+"""Atlas HookNotifications as the Hive hook sends them: plain, GZIP+base64, and split over several records."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import gzip
+import json
+from typing import Any
+
+import pytest
+
+from lineage_platform.errors import IngestError
+from lineage_platform.ingest.events import EventDecoder
+from lineage_platform.ingest.events.atlas import SplitAssembler
+from lineage_platform.model import ColumnEdge, RunInfo
+
+CLUSTER = "primary"
+
+
+def _ref(type_name: str, guid: str, qualified_name: str | None = None) -> dict[str, Any]:
+    ref: dict[str, Any] = {"guid": guid, "typeName": type_name}
+    if qualified_name:
+        ref["uniqueAttributes"] = {"qualifiedName": qualified_name}
+    return ref
+
+
+def _column(guid: str, table_guid: str, table: str, name: str) -> dict[str, Any]:
+    return {
+        "typeName": "hive_column",
+        "guid": guid,
+        "attributes": {"qualifiedName": f"{table}.{name}@{CLUSTER}", "name": name, "type": "string"},
+        "relationshipAttributes": {"table": _ref("hive_table", table_guid)},
+    }
+
+
+def ctas_notification() -> dict[str, Any]:
+    """CREATE TABLE sales.daily AS SELECT region, upper(name) AS name FROM ods.customers, as the Hive hook reports it:
+    the output table, its columns, the process, its execution and column lineage in ``entities``; the input table
+    and its columns in ``referredEntities``."""
+    query = "create table sales.daily as select region, upper(name) as name from ods.customers"
+    process_name = f"sales.daily@{CLUSTER}:1767578400000"
+    source_table = {
+        "typeName": "hive_table",
+        "guid": "-11",
+        "attributes": {
+            "qualifiedName": f"ods.customers@{CLUSTER}",
+            "name": "customers",
+            "tableType": "MANAGED_TABLE",
+        },
+        "relationshipAttributes": {
+            "columns": [_ref("hive_column", "-12"), _ref("hive_column", "-13")],
+            "db": _ref("hive_db", "-10", f"ods@{CLUSTER}"),
+        },
+    }
+    target_table = {
+        "typeName": "hive_table",
+        "guid": "-21",
+        "attributes": {"qualifiedName": f"sales.daily@{CLUSTER}", "name": "daily", "temporary": False},
+        "relationshipAttributes": {"columns": [_ref("hive_column", "-22"), _ref("hive_column", "-23")]},
+    }
+    process = {
+        "typeName": "hive_process",
+        "guid": "-30",
+        "attributes": {
+            "qualifiedName": process_name,
+            "name": query,
+            "queryText": query,
+            "operationType": "CREATETABLE_AS_SELECT",
+            "clusterName": CLUSTER,
+            "userName": "alice",
+            "startTime": 1767578400000,
+            "endTime": 1767578460000,
+        },
+        "relationshipAttributes": {
+            "inputs": [_ref("hive_table", "-11", f"ods.customers@{CLUSTER}")],
+            "outputs": [_ref("hive_table", "-21")],
+        },
+    }
+    execution = {
+        "typeName": "hive_process_execution",
+        "guid": "-31",
+        "attributes": {
+            "qualifiedName": f"{process_name}:1767578400000:1767578460000",
+            "queryText": query,
+            "userName": "alice",
+            "hostName": "hs2-01.prod",
+            "startTime": 1767578400000,
+            "endTime": 1767578460000,
+        },
+        "relationshipAttributes": {"process": _ref("hive_process", "-30")},
+    }
+
+    def column_lineage(guid: str, output: str, inputs: list[str], kind: str) -> dict[str, Any]:
+        return {
+            "typeName": "hive_column_lineage",
+            "guid": guid,
+            "attributes": {
+                "qualifiedName": f"{process_name}:sales.daily@{CLUSTER}:{output}",
+                "depenendencyType": kind,
+                "expression": "upper(name)" if kind == "EXPRESSION" else None,
+            },
+            "relationshipAttributes": {
+                "query": _ref("hive_process", "-30"),
+                "inputs": [_ref("hive_column", g) for g in inputs],
+                "outputs": [_ref("hive_column", "-22" if output == "region" else "-23")],
+            },
+        }
+
+    return {
+        "type": "ENTITY_CREATE_V2",
+        "user": "alice",
+        "entities": {
+            "entities": [
+                target_table,
+                _column("-22", "-21", "sales.daily", "region"),
+                _column("-23", "-21", "sales.daily", "name"),
+                process,
+                execution,
+                column_lineage("-40", "region", ["-12"], "SIMPLE"),
+                column_lineage("-41", "name", ["-13"], "EXPRESSION"),
+            ],
+            "referredEntities": {
+                "-11": source_table,
+                "-12": _column("-12", "-11", "ods.customers", "region"),
+                "-13": _column("-13", "-11", "ods.customers", "name"),
+            },
+        },
+    }
+
+
+def envelope(message: Any, **fields: Any) -> dict[str, Any]:
+    """An AtlasNotificationMessage around ``message``."""
+    return {
+        "version": {"version": "1.0.0", "versionParts": [1]},
+        "msgCompressionKind": "NONE",
+        "msgSplitIdx": 1,
+        "msgSplitCount": 1,
+        "msgSourceIP": "10.0.0.7",
+        "msgCreatedBy": "hive",
+        "msgCreationTime": 1767578461000,
+        "message": message,
+        **fields,
+    }
+
+
+def encoded(whole: dict[str, Any], compress: bool) -> str:
+    raw = json.dumps(whole).encode()
+    return base64.b64encode(gzip.compress(raw) if compress else raw).decode()
+
+
+def split(whole: dict[str, Any], parts: int, compress: bool) -> list[dict[str, Any]]:
+    text = encoded(whole, compress)
+    size = -(-len(text) // parts)
+    kind = "GZIP" if compress else "NONE"
+    return [
+        envelope(
+            text[n * size : (n + 1) * size],
+            msgId="b5a9_3",
+            msgCompressionKind=kind,
+            msgSplitIdx=n,
+            msgSplitCount=parts,
+        )
+        for n in range(parts)
+    ]
+
+
+def bytes_of(event: dict[str, Any]) -> bytes:
+    return json.dumps(event).encode()
+
+
+def check_ctas(items: list) -> None:
+    [(statement, run)] = items
+    assert statement.operation == "CREATE_AS_SELECT"
+    assert statement.sql.startswith("create table sales.daily")
+    assert [(d.name, d.kind, d.columns) for d in statement.inputs] == [
+        ("ods.customers", "table", ("region", "name"))
+    ]
+    assert [(d.name, d.columns) for d in statement.outputs] == [("sales.daily", ("region", "name"))]
+    assert set(statement.column_edges) == {
+        ColumnEdge("ods.customers.region", "sales.daily.region", "strong", "IDENTITY"),
+        ColumnEdge("ods.customers.name", "sales.daily.name", "strong", "TRANSFORMATION"),
+    }
+    assert run == RunInfo(
+        status="SUCCEEDED",
+        user="alice",
+        start_time="2026-01-05T02:00:00.000Z",
+        end_time="2026-01-05T02:01:00.000Z",
+        host="hs2-01.prod",
+        cluster=CLUSTER,
+        engine="hive",
+        source="ATLAS_HOOK:0:7",
+    )
+
+
+def test_plain_create_notification() -> None:
+    decoded = EventDecoder().decode(bytes_of(envelope(ctas_notification())), ("ATLAS_HOOK", 0, 7))
+    assert decoded.format == "atlas"
+    check_ctas(decoded.items)
+
+
+def test_gzip_compressed_notification() -> None:
+    whole = envelope(ctas_notification())
+    compressed = envelope(encoded(whole, compress=True), msgId="b5a9_2", msgCompressionKind="GZIP")
+    check_ctas(EventDecoder().decode(bytes_of(compressed), ("ATLAS_HOOK", 0, 7)).items)
+
+
+@pytest.mark.parametrize("compress", [True, False])
+def test_split_message_is_decoded_when_its_last_part_arrives(compress: bool) -> None:
+    decoder = EventDecoder()
+    first, second, third = split(envelope(ctas_notification()), 3, compress)
+    assert decoder.decode(bytes_of(third), ("ATLAS_HOOK", 0, 5)).pending
+    assert decoder.decode(bytes_of(first), ("ATLAS_HOOK", 0, 6)).pending
+    assert sorted(decoder.atlas_parts.pending()) == [("ATLAS_HOOK", 0, 5), ("ATLAS_HOOK", 0, 6)]
+    check_ctas(decoder.decode(bytes_of(second), ("ATLAS_HOOK", 0, 7)).items)
+    assert list(decoder.atlas_parts.pending()) == []
+
+
+def test_parts_of_different_messages_do_not_mix() -> None:
+    assembler = SplitAssembler()
+    one = split(envelope(ctas_notification()), 2, compress=True)
+    other = [
+        dict(part, msgId="other") for part in split(envelope({"type": "ENTITY_DELETE_V2"}), 2, compress=True)
+    ]
+    assert assembler.add(one[0], 1) is None
+    assert assembler.add(other[0], 2) is None
+    assert assembler.add(other[1], 3) == {"type": "ENTITY_DELETE_V2"}
+    assert assembler.add(one[1], 4)["type"] == "ENTITY_CREATE_V2"
+
+
+def test_delete_notifications_keep_lineage_history() -> None:
+    deletion = {
+        "type": "ENTITY_DELETE_V2",
+        "entities": [_ref("hive_table", "g1", f"ods.customers@{CLUSTER}")],
+    }
+    assert EventDecoder().decode(bytes_of(envelope(deletion)), ("ATLAS_HOOK", 0, 1)).items == []
+
+
+def _broken(change: str) -> dict[str, Any]:
+    notification = ctas_notification()
+    entities = notification["entities"]
+    if change == "unknown input":
+        del entities["referredEntities"]["-11"]
+        process = entities["entities"][3]
+        process["relationshipAttributes"]["inputs"] = [_ref("hive_table", "-99")]
+    elif change == "lineage outside the process":
+        entities["referredEntities"]["-13"]["attributes"]["qualifiedName"] = f"ods.secret.name@{CLUSTER}"
+    elif change == "type":
+        notification["type"] = "ENTITY_SHUFFLE_V2"
+    elif change == "v1":
+        notification["type"] = "ENTITY_CREATE"
+    return notification
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ("unknown input", "unknown entity hive_table guid '-99'"),
+        (
+            "lineage outside the process",
+            "refers to ods.secret.name, whose table the process neither reads nor writes",
+        ),
+        ("type", "unknown Atlas notification type 'ENTITY_SHUFFLE_V2'"),
+        ("v1", "Atlas v1 notification ENTITY_CREATE is not supported"),
+    ],
+)
+def test_unusable_notifications_are_rejected_with_a_reason(change: str, reason: str) -> None:
+    with pytest.raises(IngestError, match=reason):
+        EventDecoder().decode(bytes_of(envelope(_broken(change))), ("ATLAS_HOOK", 0, 1))
+
+
+def test_damaged_compressed_message_is_rejected() -> None:
+    text = encoded(envelope(ctas_notification()), compress=True)
+    damaged = envelope(text[: len(text) // 2], msgId="b5a9_9", msgCompressionKind="GZIP")
+    with pytest.raises(IngestError, match="does not decode"):
+        EventDecoder().decode(bytes_of(damaged), ("ATLAS_HOOK", 0, 1))
+
+
+def test_partial_update_with_one_process() -> None:
+    notification = ctas_notification()
+    entities = copy.deepcopy(notification["entities"])
+    process = entities["entities"][3]
+    update = {
+        "type": "ENTITY_PARTIAL_UPDATE_V2",
+        "entity": {"entity": process, "referredEntities": entities["referredEntities"]},
+    }
+    for output in entities["entities"][:3]:  # the output table and its columns
+        update["entity"]["referredEntities"][output["guid"]] = output
+    [(statement, _)] = EventDecoder().decode(bytes_of(envelope(update)), ("ATLAS_HOOK", 0, 1)).items
+    assert [d.name for d in statement.outputs] == ["sales.daily"]
+    assert statement.column_edges == ()
