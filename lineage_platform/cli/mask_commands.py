@@ -11,8 +11,9 @@ from lineage_platform.cli import params as p
 @click.argument("sql")
 @p.user
 @p.policy_file
-@click.option(
+@p.option(
     "--mode",
+    envvar="LINEAGE_MASK_MODE",
     type=click.Choice(["before", "after"]),
     default="after",
     show_default=True,

@@ -33,6 +33,7 @@ from gremlin_python.statics import long
 from lineage_platform.model import RESULT_DATASET
 
 if TYPE_CHECKING:
+    from lineage_platform.cdc.outbox import Outbox
     from lineage_platform.model import Dataset, RunInfo, StatementLineage
 
 GUID_NAMESPACE = uuid.UUID("5f0c7d2e-8a43-4c0e-9a51-6b3c1f2d7e90")
@@ -172,11 +173,19 @@ class LineageWriter:
     """Upserts lineage records into a graph in batches of ``batch_size`` elements per traversal."""
 
     def __init__(
-        self, g: GraphTraversalSource, *, batch_size: int = 500, created_by: str = "lineage"
+        self,
+        g: GraphTraversalSource,
+        *,
+        batch_size: int = 500,
+        created_by: str = "lineage",
+        outbox: Outbox | None = None,
     ) -> None:
+        """outbox: change capture's hook (lineage_platform.cdc.outbox); with one, each flush is one transaction
+        that also records the elements it created (as store op tuples) through ``outbox.record(g, ops)``."""
         self.g = g
         self.batch_size = batch_size
         self.created_by = created_by
+        self.outbox = outbox
         self._ids: dict[tuple[str, str], Any] = {}
 
     def write(self, statements: Iterable[StatementLineage], run: RunInfo | None = None) -> WriteSummary:
@@ -197,31 +206,66 @@ class LineageWriter:
         return summary
 
     def _flush(self, batch: _Batch) -> WriteSummary:
+        if self.outbox is None:
+            return self._flush_through(self.g, batch, None)
+        tx = self.g.tx()
+        g = tx.begin()
+        created: list[tuple] = []
+        try:
+            summary = self._flush_through(g, batch, created)
+            self.outbox.record(g, created)
+            tx.commit()
+        except BaseException:
+            tx.rollback()
+            self._ids.clear()  # ids learnt in the rolled-back transaction may not exist
+            raise
+        return summary
+
+    def _flush_through(
+        self, g: GraphTraversalSource, batch: _Batch, created_ops: list[tuple] | None
+    ) -> WriteSummary:
+        """Upsert the batch through ``g``; append op tuples of what it created to ``created_ops`` if given."""
         started = time.perf_counter()
         # createTime marks what this flush created (micro-seconds; a Long, as the schema and GraphBinary want)
         token = long(time.time_ns() // 1000)
         summary = WriteSummary(statements=batch.statements)
         missing = [key for key in batch.vertices if key not in self._ids]
         for chunk in _chunks(missing, self.batch_size):
-            created = self._upsert_vertices(chunk, batch, token)
+            created = self._upsert_vertices(g, chunk, batch, token)
             summary.vertices += sum(created)
             summary.processes += sum(c for key, c in zip(chunk, created) if key[0] == "process")
             summary.runs += sum(c for key, c in zip(chunk, created) if key[0] == "run")
+            if created_ops is not None:
+                for key in (key for key, c in zip(chunk, created) if c):
+                    created_ops.extend(self._vertex_ops(key, batch, token))
         for chunk in _chunks(list(batch.edges.items()), self.batch_size):
-            summary.edges += self._upsert_edges(chunk, token)
+            summary.edges += self._upsert_edges(g, chunk, token, created_ops)
         summary.seconds = time.perf_counter() - started
         return summary
 
-    def _upsert_vertices(self, keys: list[tuple[str, str]], batch: _Batch, token: int) -> list[bool]:
-        rows = []
-        for label, qualified_name in keys:
-            create = dict(batch.vertices[(label, qualified_name)])
-            create.update(
-                guid=guid(label, qualified_name), createTime=token, createBy=self.created_by, version=1
-            )
-            rows.append({"match": {T.label: label, "qualifiedName": qualified_name}, "create": create})
+    def _vertex_ops(self, key: tuple[str, str], batch: _Batch, token: int) -> list[tuple]:
+        """Store op tuples of a vertex this flush created (vertex properties named by their key)."""
+        vertex_id = self._ids[key]
+        properties = {"qualifiedName": key[1], **self._create_properties(key, batch, token)}
+        return [("addV", vertex_id, key[0])] + [("addVP", vertex_id, k, k, v) for k, v in properties.items()]
+
+    def _create_properties(self, key: tuple[str, str], batch: _Batch, token: int) -> dict[str, Any]:
+        create = dict(batch.vertices[key])
+        create.update(guid=guid(*key), createTime=token, createBy=self.created_by, version=1)
+        return create
+
+    def _upsert_vertices(
+        self, g: GraphTraversalSource, keys: list[tuple[str, str]], batch: _Batch, token: int
+    ) -> list[bool]:
+        rows = [
+            {
+                "match": {T.label: label, "qualifiedName": qualified_name},
+                "create": self._create_properties((label, qualified_name), batch, token),
+            }
+            for label, qualified_name in keys
+        ]
         results = (
-            self.g.inject(*rows)
+            g.inject(*rows)
             .merge_v(__.select("match"))
             .option(Merge.on_create, __.select("create"))
             .project("id", "createTime")
@@ -233,19 +277,37 @@ class LineageWriter:
             self._ids[key] = result["id"]
         return [result["createTime"] == token for result in results]
 
-    def _upsert_edges(self, chunk: list[tuple[tuple, dict[str, Any]]], token: int) -> int:
+    def _upsert_edges(
+        self,
+        g: GraphTraversalSource,
+        chunk: list[tuple[tuple, dict[str, Any]]],
+        token: int,
+        created_ops: list[tuple] | None,
+    ) -> int:
         rows = []
         for (label, out, in_, _), props in chunk:
             match = {T.label: label, Direction.OUT: self._ids[out], Direction.IN: self._ids[in_], **props}
             rows.append({"match": match, "create": {"createTime": token}})
         results = (
-            self.g.inject(*rows)
+            g.inject(*rows)
             .merge_e(__.select("match"))
             .option(Merge.on_create, __.select("create"))
-            .values("createTime")
+            .project("id", "createTime")
+            .by(__.id_())
+            .by(__.values("createTime"))
             .to_list()
         )
-        return sum(1 for created in results if created == token)
+        created = [(row, result["id"]) for row, result in zip(rows, results) if result["createTime"] == token]
+        if created_ops is not None:
+            for row, edge_id in created:
+                match = dict(row["match"])
+                label, out_id, in_id = match.pop(T.label), match.pop(Direction.OUT), match.pop(Direction.IN)
+                properties = {**match, "createTime": token}
+                created_ops.extend(
+                    [("addE", edge_id, label, out_id, in_id)]
+                    + [("setEP", edge_id, k, v) for k, v in properties.items()]
+                )
+        return len(created)
 
 
 def _chunks(items: list, size: int) -> Iterator[list]:

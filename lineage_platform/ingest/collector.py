@@ -52,6 +52,7 @@ class CollectorOptions:
     batch_size: int = 500
     max_records: int = 500
     poll_timeout_ms: int = 500
+    fetch_max_wait_ms: int = 100
     max_poll_interval_ms: int = 5000
     session_timeout_ms: int = 6000
     idle_timeout: float | None = None
@@ -159,7 +160,7 @@ class Collector:
 
     def _consumer(self) -> KafkaConsumer:
         from kafka import KafkaConsumer
-        from kafka.errors import NoBrokersAvailable
+        from kafka.errors import KafkaError
 
         try:
             return KafkaConsumer(
@@ -169,10 +170,11 @@ class Collector:
                 enable_auto_commit=False,
                 auto_offset_reset="earliest",
                 max_poll_interval_ms=self.options.max_poll_interval_ms,
+                fetch_max_wait_ms=self.options.fetch_max_wait_ms,
                 session_timeout_ms=self.options.session_timeout_ms,
                 heartbeat_interval_ms=max(100, self.options.session_timeout_ms // 3),
             )
-        except NoBrokersAvailable as exc:
+        except KafkaError as exc:
             raise ConfigError(
                 f"no Kafka broker answers at {self.options.bootstrap_servers}",
                 hint="check --bootstrap-servers (LINEAGE_BOOTSTRAP_SERVERS) and that the broker runs",

@@ -170,3 +170,11 @@ def vertex_ids(g: GraphTraversalSource, names: Iterable[str]) -> dict[str, Any]:
         .to_list()
     )
     return {row["name"]: row["id"] for row in rows}
+
+
+def tagged_with(g: GraphTraversalSource, label: Label, *, origin: str | None = None) -> list[str]:
+    """qualifiedNames of the vertices holding ``label`` (optionally of one origin), sorted."""
+    edges = g.V().has("classification", "qualifiedName", str(label)).in_e("taggedWith")
+    if origin:
+        edges = edges.has("origin", origin)
+    return sorted(set(edges.out_v().values("qualifiedName").to_list()))

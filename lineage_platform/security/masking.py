@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from gremlin_python.process.graph_traversal import GraphTraversalSource
 from sqlglot import exp
+from sqlglot.errors import ErrorLevel
 
 from lineage_platform.errors import SecurityError
 from lineage_platform.security.masking_rules import MaskingPolicy, MaskRule, strictest
@@ -110,7 +111,7 @@ def mask_query(
             masked = _mask_scans(traced, rules, dialect)
         else:
             masked = _mask_outputs(traced, rules, dialect)
-        rewritten = traced.units[0].query.sql(dialect)
+        rewritten = _render(traced.units[0].query, dialect)
     except SecurityError:
         raise
     except Exception as error:  # any rewrite failure must deny, never fall back to the original query
@@ -119,6 +120,14 @@ def mask_query(
             hint="simplify the query or ask for an unmasked grant",
         ) from error
     return MaskedQuery(rewritten, mode, tuple(masked))
+
+
+def _render(query: exp.Expr, dialect: str) -> str:
+    """SQL text of the rewritten query; optimizer hints are dropped (they do not change results) and anything
+    else the dialect cannot express raises, so a rewrite never silently changes meaning."""
+    for hint in list(query.find_all(exp.Hint)):
+        hint.pop()
+    return query.sql(dialect, unsupported_level=ErrorLevel.RAISE)
 
 
 def _width(traced: TracedQuery) -> int:

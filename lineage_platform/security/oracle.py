@@ -103,14 +103,15 @@ def _update(connection: DuckDBPyConnection, table: str, values: dict[str, str], 
 
 
 def _changed(column: str, hive_type: str) -> str:
-    """A DuckDB expression giving a different value of the same type (NULLs become values too)."""
+    """A DuckDB expression giving another value of the same type, different in every row (so equal values
+    stop being equal and joins, grouping and DISTINCT notice); NULLs become values too."""
     kind = hive_type.lower()
     if kind.startswith(_NUMERIC):
-        return f"coalesce({column} * 3 + 7, 11)"
+        return f"coalesce({column}, 0) * 3 + 7 + rowid * 1000"
     if kind == "date":
-        return f"coalesce({column}, DATE '2000-01-01') + 400"
+        return f"coalesce({column}, DATE '2000-01-01') + CAST(400 + rowid AS INTEGER)"
     if kind == "boolean":
         return f"NOT coalesce({column}, false)"
     if kind.startswith("array"):
-        return f"list_append(coalesce({column}, []), 'zz')"
-    return f"'~' || coalesce(md5(CAST({column} AS VARCHAR)), 'null')"
+        return f"list_append(coalesce({column}, []), 'zz' || rowid)"
+    return f"'~' || md5(coalesce(CAST({column} AS VARCHAR), 'null') || rowid)"

@@ -20,7 +20,6 @@ a row restriction the block's predicates imply. Anything else is denied, naming 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -194,11 +193,3 @@ def parse_rows(text: str | None, where: str = "rows") -> tuple[Predicate, ...]:
         )
     return tuple(Predicate("", p.column, p.op, p.value) for p in block.predicates)
 
-
-def describe_grants(grants: Iterable[Grant]) -> list[str]:
-    """One readable line per grant."""
-    return [
-        f"{g.principal}: SELECT ({', '.join(sorted(g.columns)) if g.columns is not None else '*'}) ON "
-        f"{g.database}.{g.table or '*'} WHERE {describe_rows(g.rows)}"
-        for g in grants
-    ]

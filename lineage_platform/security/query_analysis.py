@@ -19,7 +19,9 @@ from lineage_platform.sql.function_rules import merge_rules
 from lineage_platform.sql.parsing import StatementParseError
 from lineage_platform.sql.tracer import Tracer
 
-QUERY_OPERATIONS = frozenset({"SELECT", "INSERT", "INSERT_OVERWRITE", "CREATE_AS_SELECT", "CREATE_VIEW"})
+QUERY_OPERATIONS = frozenset(
+    {"SELECT", "INSERT", "INSERT_OVERWRITE", "CREATE_AS_SELECT", "CREATE_VIEW", "MERGE"}
+)
 """Statements whose reads can be checked: a query, alone or feeding a write."""
 
 
@@ -64,8 +66,8 @@ def trace_query(
         ) from error
     if analysis.operation not in QUERY_OPERATIONS or not analysis.units:
         raise SecurityError(
-            f"denied: a {analysis.operation} statement reads no query that could be checked",
-            hint="pass a SELECT, INSERT ... SELECT, CREATE TABLE ... AS SELECT or CREATE VIEW statement",
+            f"denied: {analysis.operation} statements read no query that could be checked",
+            hint="pass one SELECT, INSERT ... SELECT, CREATE TABLE ... AS SELECT, CREATE VIEW or MERGE statement",
         )
     if analysis.issues:
         reasons = "; ".join(issue.message for issue in analysis.issues)

@@ -21,7 +21,7 @@ from typing import Any
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
-from lineage_platform.model import Predicate
+from lineage_platform.model import Predicate, Transform
 from lineage_platform.security.query_analysis import TracedQuery, trace_query
 from lineage_platform.sql.analysis import QueryUnit
 from lineage_platform.sql.flow import Flow, Usage
@@ -93,6 +93,7 @@ class _Reads:
     scans: dict[str, list[list[Predicate]]] = field(default_factory=lambda: defaultdict(list))
 
     def add(self, flows: Iterable[Flow]) -> None:
+        """Record the base columns of ``flows`` as read."""
         for flow in flows:
             table, _, column = flow.source.rpartition(".")
             self.columns[table].add(column)
@@ -120,9 +121,9 @@ def resource_blocks(traced: TracedQuery, sql: str = "") -> AccessRequest:
         _read_unit(unit, tracer, reads)
     blocks: list[ResourceBlock] = []
     for table in sorted(set(reads.scans) | set(reads.columns)):
-        columns = tuple(sorted(reads.columns.get(table, ())))
-        for conjunction in _row_restrictions(reads.scans.get(table, [[]])):
-            blocks.append(ResourceBlock(table, columns, conjunction))
+        restrictions, folded = _row_restrictions(reads.scans.get(table, [[]]))
+        columns = tuple(sorted(reads.columns.get(table, set()) | folded))
+        blocks.extend(ResourceBlock(table, columns, conjunction) for conjunction in restrictions)
     analysis = traced.analysis
     writes = tuple(d.name for d in analysis.outputs if d.name != "$result")
     return AccessRequest(sql, analysis.operation, tuple(blocks), writes)
@@ -157,11 +158,14 @@ def _predicate_condition(predicate: Predicate, qualifier: str | None) -> exp.Exp
     return builder(this=column, expression=exp.convert(value))
 
 
-def _row_restrictions(scans: list[list[Predicate]]) -> list[tuple[Predicate, ...]]:
-    """Distinct scan restrictions of one table, dropping those implied by a looser one (fewer predicates)."""
+def _row_restrictions(scans: list[list[Predicate]]) -> tuple[list[tuple[Predicate, ...]], set[str]]:
+    """Distinct scan restrictions of one table, without those implied by a looser one (a subset of its
+    predicates), and the columns the dropped ones test: those are read on the looser block's rows."""
     unique = {frozenset(s) for s in scans}
     kept = [s for s in unique if not any(other < s for other in unique)]
-    return sorted((tuple(sorted(s, key=_predicate_order)) for s in kept), key=len)
+    folded = {p.column for s in unique if s not in kept for p in s}
+    ordered = (tuple(sorted(s, key=_predicate_order)) for s in kept)
+    return sorted(ordered, key=lambda s: (len(s), [_predicate_order(p) for p in s])), folded
 
 
 def _predicate_order(predicate: Predicate) -> tuple[str, str, str]:
@@ -248,7 +252,7 @@ def _read_condition(
     tracer: Tracer,
     reads: _Reads,
     conjunct: exp.Expr,
-    transform: str,
+    transform: Transform,
     restricted: set[str],
     scans: dict[str, list[Predicate]],
     has_outer_join: bool,
@@ -263,7 +267,7 @@ def _read_condition(
             table = table_name(scope.sources[alias])
             scans[alias].extend(Predicate(table, column.name.lower(), op, value) for _, op, value in found)
             return
-    reads.add(tracer.flows(scope, conjunct, Usage().weak(transform)))  # type: ignore[arg-type]
+    reads.add(tracer.flows(scope, conjunct, Usage().weak(transform)))
 
 
 def _scan_alias(scope: Scope, column: exp.Column) -> str:

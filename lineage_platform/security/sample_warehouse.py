@@ -65,6 +65,20 @@ SAMPLE_QUERIES: tuple[str, ...] = (
     "SELECT o.id FROM sales.orders o LEFT ANTI JOIN sales.customers c ON o.customer_id = c.id AND c.region = 'EU'",
     "SELECT c1.id, c2.id AS other FROM sales.customers c1 JOIN sales.customers c2 "
     "ON c1.region = c2.region AND c2.id < 5 WHERE c1.id > 50",
+    "SELECT * FROM (SELECT id, region FROM sales.customers ORDER BY id LIMIT 10) s WHERE s.region = 'EU'",
+    "SELECT status, count(*) AS n FROM sales.orders WHERE status != 'open' AND dt NOT IN ('2024-01-01') "
+    "GROUP BY status HAVING count(*) > 2",
+    "SELECT region, status, count(*) AS n FROM sales.customers c JOIN sales.orders o ON c.id = o.customer_id "
+    "GROUP BY GROUPING SETS ((region), (status))",
+    "SELECT count(*) FROM sales.orders WHERE status IS NULL",
+    "SELECT c.id FROM sales.customers c LEFT JOIN sales.orders o ON c.id = o.customer_id WHERE o.status IS NULL",
+    "SELECT name FROM sales.customers c WHERE EXISTS (SELECT 1 FROM sales.orders o "
+    "WHERE o.customer_id = c.id AND c.region = 'EU')",
+    "SELECT id FROM sales.orders WHERE amount BETWEEN 10 AND 20 OR status = 'open'",
+    "SELECT sum(amount) OVER (PARTITION BY customer_id) AS s FROM sales.orders WHERE dt = '2024-01-02'",
+    "SELECT count(*) FROM (SELECT region, name FROM sales.customers UNION SELECT status, dt FROM sales.orders) u",
+    "SELECT count(*) FROM (SELECT region, name FROM sales.customers INTERSECT "
+    "SELECT region, name FROM sales.customers WHERE id > 5) u",
 )
 """Hive queries over the sample warehouse covering the constructs permission extraction must handle."""
 
@@ -106,7 +120,7 @@ def create_sample_warehouse(connection: DuckDBPyConnection, customers: int = 60,
             n,
             rng.randint(1, customers + 3),  # a few orders of unknown customers, for outer joins
             round(rng.uniform(1, 500), 2),
-            rng.choice(_STATUSES),
+            rng.choice(_STATUSES) if rng.random() > 0.05 else None,  # some unknown statuses, for IS NULL
             f"2024-01-{rng.randint(1, 9):02d}",
         )
         for n in range(1, customers * 4 + 1)

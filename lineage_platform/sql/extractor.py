@@ -7,6 +7,7 @@ analysis``; each pass receives only the keyword options its signature names.
 from __future__ import annotations
 
 import inspect
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -14,7 +15,7 @@ from typing import Any
 
 from sqlglot.errors import SqlglotError
 
-from lineage_platform.errors import LineageError
+from lineage_platform.errors import LineageError, SqlError
 from lineage_platform.model import ColumnEdge, Dataset, SqlIssue, StatementLineage
 from lineage_platform.sql.analysis import StatementAnalysis
 from lineage_platform.sql.build_scopes import build_scopes
@@ -27,6 +28,7 @@ from lineage_platform.sql.prune_projections import prune_projections
 from lineage_platform.sql.qualify_statement import qualify_statement
 from lineage_platform.sql.record_effects import record_effects
 from lineage_platform.sql.resolve_join_using import resolve_join_using
+from lineage_platform.sql.salvage import salvage_tables
 from lineage_platform.sql.script import (
     ScriptStatement,
     normalize_text,
@@ -57,6 +59,7 @@ PASSES: tuple[Pass, ...] = (
 
 CACHE_SIZE = 4096
 _cache: OrderedDict[tuple[Any, ...], tuple[StatementLineage, SessionEffect]] = OrderedDict()
+_cache_lock = threading.Lock()  # collectors may extract from several threads
 
 
 def extract_lineage(
@@ -83,6 +86,7 @@ def extract_lineage(
     >>> r.operation, [(e.source, e.target) for e in r.column_edges]
     ('INSERT', [('db.t.a', 'db.o.x')])
     """
+    _check_options(passes, options)
     session = Session.start(schema, dialect, default_db, variables)
     records = []
     for index, statement in enumerate(split_statements(sql)):
@@ -94,7 +98,7 @@ def extract_lineage(
 
 def new_analysis(
     sql: str,
-    schema: Mapping[str, Any] | None = None,
+    schema: Mapping[str, Any] | Catalog | None = None,
     dialect: str = "hive",
     default_db: str | None = None,
     index: int = 0,
@@ -116,9 +120,21 @@ def run_passes(
     return analysis
 
 
+def _check_options(passes: Sequence[Pass], options: dict[str, Any]) -> None:
+    """Refuse options no pass takes (a misspelt ``function_rules`` would otherwise be ignored)."""
+    accepted = {name for step in passes for name in list(inspect.signature(step).parameters)[1:]}
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        raise SqlError(
+            f"unknown extract_lineage option(s): {', '.join(unknown)}",
+            hint=f"the passes take: {', '.join(sorted(accepted)) or 'no options'}",
+        )
+
+
 def clear_cache() -> None:
-    """Forget cached statement results (e.g. after registering new function rules globally)."""
-    _cache.clear()
+    """Forget every cached statement result (frees memory; results never go stale, see the cache key)."""
+    with _cache_lock:
+        _cache.clear()
 
 
 def _lineage_of(
@@ -130,14 +146,16 @@ def _lineage_of(
 ) -> tuple[StatementLineage, SessionEffect]:
     text, unknown_names = quote_variable_names(substitute_variables(statement.text, session.variables))
     key = (normalize_text(text), session.dialect, session.fingerprint, passes, _options_key(options))
-    cached = _cache.get(key)
+    with _cache_lock:
+        cached = _cache.get(key)
+        if cached is not None:
+            _cache.move_to_end(key)
     if cached is None:
         cached = _analyse(text, unknown_names, session, passes, options)
-        _cache[key] = cached
-        if len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
-    else:
-        _cache.move_to_end(key)
+        with _cache_lock:
+            _cache[key] = cached
+            if len(_cache) > CACHE_SIZE:
+                _cache.popitem(last=False)
     template, effect = cached
     errors = tuple(_place(issue, index, statement) for issue in template.errors)
     return replace(template, index=index, sql=statement.text, errors=errors), effect
@@ -154,8 +172,7 @@ def _analyse(
     try:
         expression = parse_statement(text, session.dialect)
     except StatementParseError as error:
-        issue = SqlIssue(0, error.line, error.column, error.message, "parse")
-        return StatementLineage(0, "OTHER", text, errors=(issue,)), SessionEffect()
+        return _unparsed(text, error, session), SessionEffect()
     try:
         analysis = StatementAnalysis(0, text, expression, session)
         if unknown_names:
@@ -190,6 +207,22 @@ def _analyse(
         errors=tuple(dict.fromkeys(analysis.issues)),
     )
     return record, analysis.effect
+
+
+def _unparsed(text: str, error: StatementParseError, session: Session) -> StatementLineage:
+    """The record of a statement that does not parse: the error, and the tables its tokens name."""
+    tables = salvage_tables(text, session.dialect, session.current_db)
+    message = error.message
+    if tables and (tables.reads or tables.writes):
+        message += "; table-level lineage recovered from the statement's tokens"
+    return StatementLineage(
+        0,
+        "OTHER",
+        text,
+        inputs=tuple(Dataset(name) for name in tables.reads) if tables else (),
+        outputs=tuple(Dataset(name) for name in tables.writes) if tables else (),
+        errors=(SqlIssue(0, error.line, error.column, message, "parse"),),
+    )
 
 
 def _unique_datasets(datasets: list[Dataset]) -> tuple[Dataset, ...]:

@@ -37,15 +37,28 @@ class Catalog:
     many times (e.g. statement by statement from a log reader): a large metastore is then not re-read on
     every call. Scripts never change a catalog; their DDL goes to a private copy.
 
-    >>> catalog = Catalog({"DB": {"T": {"A": "int"}}}, dialect="hive")
-    >>> catalog.columns_of("db.t")
-    ('a',)
+    ``views`` maps ``db.view`` to the view's defining query (e.g. a metastore's expanded view text); such
+    views are resolved to their base tables like views created earlier in a script.
+
+    >>> catalog = Catalog({"DB": {"T": {"A": "int"}}}, dialect="hive", views={"DB.V": "SELECT a FROM db.t"})
+    >>> catalog.columns_of("db.t"), catalog.views
+    (('a',), {'db.v': 'SELECT a FROM db.t'})
     """
 
-    def __init__(self, schema: Mapping[str, Any] | None = None, dialect: str = "hive") -> None:
+    def __init__(
+        self,
+        schema: Mapping[str, Any] | None = None,
+        dialect: str = "hive",
+        views: Mapping[str, str] | None = None,
+    ) -> None:
         self.dialect = dialect
         self.mapping = normalize_schema(schema or {})
-        self.fingerprint = hashlib.sha1(json.dumps(self.mapping, sort_keys=True).encode()).hexdigest()
+        self.views = {name.lower(): query for name, query in (views or {}).items()}
+        for name in self.views:
+            if "." not in name:
+                raise SqlError(f"view {name!r} has no database", hint="name catalog views db.view")
+        seed = json.dumps([self.mapping, self.views], sort_keys=True)
+        self.fingerprint = hashlib.sha1(seed.encode()).hexdigest()
         self.schema = MappingSchema(self.mapping, dialect=dialect, normalize=False)
 
     def columns_of(self, qualified: str) -> tuple[str, ...] | None:
@@ -59,6 +72,7 @@ class Catalog:
         copy = Catalog.__new__(Catalog)
         copy.dialect = self.dialect
         copy.mapping = {db: dict(tables) for db, tables in self.schema.mapping.items()}
+        copy.views = self.views
         copy.fingerprint = self.fingerprint
         copy.schema = MappingSchema(copy.mapping, dialect=self.dialect, normalize=False)
         return copy
@@ -88,12 +102,17 @@ class Session:
         """A session over a catalog (a prepared :class:`Catalog` or a ``{db: {table: {column: type}}}`` map)."""
         catalog = schema if isinstance(schema, Catalog) and schema.dialect == dialect else None
         if catalog is None:
-            catalog = Catalog(schema.mapping if isinstance(schema, Catalog) else schema, dialect)
+            catalog = (
+                Catalog(schema.mapping, dialect, schema.views)
+                if isinstance(schema, Catalog)
+                else Catalog(schema, dialect)
+            )
         session = cls(
             dialect=dialect,
             current_db=(default_db or HIVE_DEFAULT_DB).lower(),
             catalog=catalog,
             variables=dict(variables or {}),
+            views=dict(catalog.views),
         )
         seed = json.dumps([catalog.fingerprint, session.current_db, sorted(session.variables.items())])
         session.fingerprint = hashlib.sha1(seed.encode()).hexdigest()

@@ -162,3 +162,10 @@ def test_rewrite_failures_deny_instead_of_returning_the_original(sql: str) -> No
 def test_before_mode_needs_the_schema_of_sensitive_tables() -> None:
     with pytest.raises(SecurityError, match="schema is unknown"):
         mask_query("SELECT ssn FROM sales.customers", "ann", ANALYST, POLICY, "before")
+
+
+def test_a_udf_no_rule_knows_is_still_traced_and_wrapped() -> None:
+    sql = "SELECT my_decode(reflect('java.lang.String', 'valueOf', ssn)) AS v, name FROM sales.customers"
+    masked = mask_query(sql, "ann", ANALYST, POLICY, "after", schema=SAMPLE_SCHEMA)
+    assert masked.masked == (("v", "hash"),)  # show_last on an unknown expression is raised to hash
+    assert "MASK_HASH(MY_DECODE(" in masked.sql.upper()

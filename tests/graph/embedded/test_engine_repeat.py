@@ -96,3 +96,14 @@ def test_distinct_walk_matches_the_generic_interpreter(g: GraphTraversalSource) 
 def test_repeat_without_stop_condition_runs_until_traversers_die_out(modern: GraphTraversalSource) -> None:
     assert modern.V(1).repeat(__.out()).to_list() == []
     assert modern.V().has(T.label, P.within("person")).repeat(__.in_("knows")).count().next() == 0
+
+
+def test_distinct_walk_with_folded_id_and_label(g: GraphTraversalSource) -> None:
+    for name in "abc":
+        g.add_v("column").property("name", name).iterate()
+    g.V().has("name", "a").add_e("flowsTo").to(__.V().has("name", "b")).iterate()
+    g.V().has("name", "b").add_e("flowsTo").to(__.V().has("name", "c")).iterate()
+    ids = g.V().has("name", "c").repeat(__.in_("flowsTo")).emit().dedup().id_().to_list()
+    assert sorted(ids) == sorted(g.V().has("name", P.within("a", "b")).id_().to_list())
+    labels = g.V().has("name", "c").emit().repeat(__.in_("flowsTo")).dedup().label().to_list()
+    assert labels == ["column", "column", "column"]

@@ -1,0 +1,228 @@
+"""The subscriber library: read a topic's change events in order, once each, into a sink.
+
+A sink (the reference one is :class:`~lineage_platform.cdc.mirror.SqliteMirror`) stores the changes and, in
+the same transaction, the subscriber's position per partition: the next offset and the (SCN, seq) of the
+last event applied there. Each element's events sit in one partition in (SCN, seq) order, so an event at or
+below its partition's last position is a copy the relay sent again after a crash, and is dropped.
+
+A new subscriber starts from a snapshot: the graph as of some SCN (see
+:func:`~lineage_platform.cdc.store_snapshot.snapshot_of_store`), then reads each partition from its start,
+skipping events at or below that SCN. If Kafka already deleted events the subscriber would need, it says so
+with :class:`BootstrapRequired` instead of skipping them.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from lineage_platform.cdc.avro import decode_event
+from lineage_platform.cdc.channel import kafka_error, open_consumer
+from lineage_platform.cdc.errors import BootstrapRequired, ChangeCaptureError
+from lineage_platform.cdc.events import ChangeEvent
+
+_REBOOTSTRAP_HINT = "bootstrap this subscriber again from a snapshot (`lineage cdc mirror --rebootstrap`)"
+
+
+@dataclass(frozen=True)
+class Position:
+    """How far a subscriber got in one partition."""
+
+    next_offset: int
+    scn: int
+    seq: int
+
+
+@dataclass
+class Snapshot:
+    """The graph as of ``scn``, as the events that rebuild it (all stamped ``scn``)."""
+
+    scn: int
+    events: Iterable[ChangeEvent]
+
+
+class Sink(Protocol):
+    """Where a subscriber keeps the changes and its positions (atomically together)."""
+
+    def load(self) -> tuple[int | None, dict[int, Position]]:
+        """The snapshot SCN (None: never bootstrapped) and the saved positions."""
+
+    def bootstrap(self, snapshot: Snapshot) -> None:
+        """Replace everything with ``snapshot``; forget positions."""
+
+    def apply(self, events: Iterable[ChangeEvent], positions: dict[int, Position]) -> None:
+        """Store ``events`` and ``positions`` in one transaction."""
+
+    def close(self) -> None:
+        """Release the sink's resources."""
+
+
+@dataclass
+class SubscriberSummary:
+    """What a subscriber did."""
+
+    applied: int = 0
+    duplicates: int = 0
+    snapshot_scn: int = 0
+    last_scn: int = 0
+    seconds: float = 0.0
+
+
+class Subscriber:
+    """Keeps ``sink`` in sync with ``topic``.
+
+    ``snapshot`` makes the first (or a forced) bootstrap; without one, ``since_scn`` says which changes a new
+    subscriber wants (those after it) and no content is loaded.
+    """
+
+    def __init__(
+        self,
+        brokers: str,
+        topic: str,
+        sink: Sink,
+        *,
+        snapshot: Callable[[], Snapshot] | None = None,
+        since_scn: int | None = None,
+        rebootstrap: bool = False,
+    ) -> None:
+        self.brokers = brokers
+        self.topic = topic
+        self.sink = sink
+        snapshot_scn, self._positions = sink.load()
+        if snapshot_scn is None or rebootstrap:
+            snapshot_scn = self._bootstrap(snapshot, since_scn)
+        self.summary = SubscriberSummary(snapshot_scn=snapshot_scn, last_scn=snapshot_scn)
+        self._floor = snapshot_scn
+        self._unchecked: set[int] = set()  # fresh partitions whose first record must prove nothing was lost
+        self._consumer = open_consumer(brokers)
+        try:
+            self._assign()
+        except BaseException:
+            self._consumer.close()
+            raise
+
+    def _bootstrap(self, snapshot: Callable[[], Snapshot] | None, since_scn: int | None) -> int:
+        if snapshot is not None:
+            taken = snapshot()
+        elif since_scn is not None:
+            taken = Snapshot(since_scn, ())
+        else:
+            raise BootstrapRequired(
+                f"this subscriber of {self.topic} has no snapshot yet",
+                hint="give it a snapshot source (--store for an embedded graph) or the SCN to start after",
+            )
+        self.sink.bootstrap(taken)
+        self._positions = {}
+        return taken.scn
+
+    def _assign(self) -> None:
+        from kafka import TopicPartition
+        from kafka.errors import KafkaError
+
+        try:
+            numbers = self._consumer.partitions_for_topic(self.topic)
+            if not numbers:
+                raise ChangeCaptureError(
+                    f"topic {self.topic} does not exist on {self.brokers}",
+                    hint="start `lineage cdc relay` for this topic first, or check --topic",
+                )
+            partitions = [TopicPartition(self.topic, n) for n in sorted(numbers)]
+            self._consumer.assign(partitions)
+            beginnings = self._consumer.beginning_offsets(partitions)
+        except KafkaError as exc:
+            raise kafka_error(f"read {self.topic}", self.brokers, exc) from exc
+        for partition in partitions:
+            position = self._positions.get(partition.partition)
+            first = beginnings[partition]
+            if position is None:
+                self._consumer.seek(partition, first)
+                if first > 0:
+                    self._unchecked.add(partition.partition)
+            elif position.next_offset < first:
+                raise BootstrapRequired(
+                    f"{self.topic}[{partition.partition}] now starts at offset {first}; this subscriber stopped "
+                    f"at offset {position.next_offset}, so the changes in between were deleted by retention",
+                    hint=_REBOOTSTRAP_HINT,
+                )
+            else:
+                self._consumer.seek(partition, position.next_offset)
+
+    def poll(self, timeout_ms: int = 200, max_records: int = 5000) -> int:
+        """Apply one batch of new events; returns how many records were read (0: nothing new)."""
+        from kafka.errors import KafkaError
+
+        started = time.perf_counter()
+        try:
+            batches = self._consumer.poll(timeout_ms=timeout_ms, max_records=max_records)
+        except KafkaError as exc:
+            raise kafka_error(f"read {self.topic}", self.brokers, exc) from exc
+        events: list[ChangeEvent] = []
+        moved: dict[int, Position] = {}
+        read = 0
+        for partition, records in batches.items():
+            read += len(records)
+            moved[partition.partition] = self._take(partition.partition, records, events)
+        if moved:
+            self.sink.apply(events, moved)
+            self._positions.update(moved)
+            self.summary.applied += len(events)
+            self.summary.last_scn = max([self.summary.last_scn, *(event.scn for event in events)])
+        self.summary.seconds += time.perf_counter() - started
+        return read
+
+    def _take(self, partition: int, records: list[Any], into: list[ChangeEvent]) -> Position:
+        """Decode one partition's records, append the new ones to ``into``; the partition's new position."""
+        last = self._positions.get(partition)
+        last_position = (last.scn, last.seq) if last else (self._floor, -1)
+        for record in records:
+            event = _decode(record)
+            if partition in self._unchecked:
+                self._check_nothing_lost(partition, record.offset, event)
+            if event.scn <= self._floor or event.position <= last_position:
+                self.summary.duplicates += event.scn > self._floor
+                continue
+            into.append(event)
+            last_position = event.position
+        return Position(records[-1].offset + 1, *last_position)
+
+    def _check_nothing_lost(self, partition: int, offset: int, event: ChangeEvent) -> None:
+        """A fresh subscriber's first record of a trimmed partition must be no newer than its snapshot."""
+        self._unchecked.discard(partition)
+        if offset > 0 and event.scn > self._floor:
+            raise BootstrapRequired(
+                f"{self.topic}[{partition}] starts at offset {offset} with SCN {event.scn}; events between the "
+                f"snapshot (SCN {self._floor}) and it may have been deleted by retention",
+                hint="take a newer snapshot: " + _REBOOTSTRAP_HINT,
+            )
+
+    def run_until_idle(self, idle_seconds: float = 1.0) -> SubscriberSummary:
+        """Apply events until none arrived for ``idle_seconds``."""
+        quiet_since = time.monotonic()
+        while time.monotonic() - quiet_since < idle_seconds:
+            if self.poll():
+                quiet_since = time.monotonic()
+        return self.summary
+
+    def run(self, stop: threading.Event) -> SubscriberSummary:
+        """Apply events until ``stop`` is set."""
+        while not stop.is_set():
+            self.poll()
+        return self.summary
+
+    def close(self) -> None:
+        """Close the Kafka consumer and the sink."""
+        self._consumer.close()
+        self.sink.close()
+
+
+def _decode(record: Any) -> ChangeEvent:
+    """The event in a Kafka record; damage is reported with the record's place, never skipped."""
+    try:
+        return decode_event(record.value)
+    except ChangeCaptureError as exc:
+        raise type(exc)(
+            f"{record.topic}[{record.partition}] offset {record.offset}: {exc.message}", hint=exc.hint
+        ) from exc

@@ -1,0 +1,144 @@
+"""The 3.7 string steps: asString, concat, toLower, toUpper, trim, lTrim, rTrim, length, split, substring, replace,
+reverse. With Scope.local they apply to each item of a list."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from gremlin_python.process.traversal import Scope
+
+from lineage_platform.errors import TraversalError
+from lineage_platform.graph.embedded.detach import detach
+from lineage_platform.graph.embedded.pipeline import Compiler, StepCall, StepFn, Trav, as_bytecode, step
+
+
+def _string_only(step_name: str, fn: Callable[[str], Any]) -> Callable[[Any], Any]:
+    """Apply ``fn`` to strings; null stays null; anything else is an error naming the step."""
+
+    def apply(value: Any) -> Any:
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise TraversalError(
+                f"The {step_name}() step can only take string as argument, encountered {type(value).__name__}",
+                hint=f"apply {step_name}() to strings (or use {step_name}(Scope.local) on a list of strings)",
+            )
+        return fn(value)
+
+    return apply
+
+
+def _mapping_step(call: StepCall, fn: Callable[[Any], Any]) -> StepFn:
+    """A per-traverser map, applied to each list item with Scope.local."""
+    local = bool(call.args) and call.args[0] == Scope.local
+
+    def apply(t: Trav) -> Trav:
+        if local and isinstance(t.obj, (list, tuple)):
+            return t.split([fn(item) for item in t.obj])
+        return t.split(fn(t.obj))
+
+    return lambda travs: (apply(t) for t in travs)
+
+
+def _args(call: StepCall) -> list[Any]:
+    return [a for a in call.args if not isinstance(a, Scope)]
+
+
+def as_string(value: Any) -> Any:
+    if value is None:
+        raise TraversalError("The asString() step cannot convert null", hint="filter out nulls before asString()")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(detach(value))
+
+
+def _register(name: str, make: Callable[[list[Any]], Callable[[Any], Any]]) -> None:
+    def compile_string_step(call: StepCall, c: Compiler) -> StepFn:
+        return _mapping_step(call, make(_args(call)))
+
+    step(name)(compile_string_step)
+
+
+_register("asString", lambda args: as_string)
+_register("toLower", lambda args: _string_only("toLower", str.lower))
+_register("toUpper", lambda args: _string_only("toUpper", str.upper))
+_register("trim", lambda args: _string_only("trim", str.strip))
+_register("lTrim", lambda args: _string_only("lTrim", str.lstrip))
+_register("rTrim", lambda args: _string_only("rTrim", str.rstrip))
+_register("length", lambda args: _string_only("length", len))
+
+
+def _split(args: list[Any]) -> Callable[[Any], Any]:
+    separator = args[0] if args else None
+    if separator == "":
+        return _string_only("split", list)
+    if separator is None:
+        return _string_only("split", str.split)
+    return _string_only("split", lambda s: s.split(separator))
+
+
+def _substring(args: list[Any]) -> Callable[[Any], Any]:
+    for arg in args:
+        if isinstance(arg, bool) or not isinstance(arg, int):
+            raise TraversalError(f"substring() needs integer positions, got {arg!r}", hint="write substring(1, 3)")
+    start = args[0]
+    end = args[1] if len(args) > 1 else None
+    return _string_only("substring", lambda s: s[start:end])
+
+
+def _replace(args: list[Any]) -> Callable[[Any], Any]:
+    old, new = args[0], args[1]
+    if old is None:
+        return _string_only("replace", lambda s: s)
+    return _string_only("replace", lambda s: s.replace(old, "" if new is None else new))
+
+
+def _reverse_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return value[::-1]
+    if isinstance(value, (list, tuple)):
+        return list(reversed(value))
+    return value
+
+
+_register("split", _split)
+_register("substring", _substring)
+_register("replace", _replace)
+
+
+@step("reverse")
+def compile_reverse(call: StepCall, c: Compiler) -> StepFn:
+    """reverse(): strings and lists reversed, anything else unchanged."""
+    return lambda travs: (t.split(_reverse_value(t.obj)) for t in travs)
+
+
+@step("concat")
+def compile_concat(call: StepCall, c: Compiler) -> StepFn:
+    """concat(strings... | traversals...): the incoming string followed by the arguments (nulls count as "")."""
+    parts = []
+    for arg in call.args:
+        nested = as_bytecode(arg)
+        parts.append(c.compile(nested) if nested is not None else arg)
+
+    def concat(t: Trav) -> str:
+        pieces = [] if t.obj is None else [t.obj]
+        for part in parts:
+            if isinstance(part, str) or part is None:
+                pieces.append(part)
+            else:
+                result = part.first(t)
+                pieces.append(None if result is None else result.obj)
+        for piece in pieces:
+            if piece is not None and not isinstance(piece, str):
+                raise TraversalError(
+                    f"The concat() step can only take string as argument, encountered {type(piece).__name__}",
+                    hint="concat() strings only (asString() first)",
+                )
+        return "".join(p for p in pieces if p is not None)
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        for t in travs:
+            yield t.split(concat(t))
+
+    return run

@@ -1,0 +1,95 @@
+"""End to end over a real broker: random workloads, relays and subscribers that die and restart; the mirror
+always ends up holding exactly the graph."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from lineage_platform.cdc.checkpoint import RelayCheckpoint
+from lineage_platform.cdc.content import GraphContent
+from lineage_platform.cdc.errors import ChangeCaptureError, SchemaVersionError
+from lineage_platform.cdc.log_capture import LogCapture
+from lineage_platform.cdc.relay import Relay
+from lineage_platform.cdc.service import log_relay, mirror_subscriber
+from tests.cdc.workload import open_store, run_workload
+from tests.kafka_broker import new_topic, produce
+
+pytestmark = [pytest.mark.slow, pytest.mark.broker]
+
+
+class _CrashingCheckpoint(RelayCheckpoint):
+    """A relay 'killed' after the broker took its events but before it saved the checkpoint."""
+
+    def save(self, scn: int) -> None:
+        raise KeyboardInterrupt("relay killed")
+
+
+def _assert_mirror_matches(subscriber, graph) -> None:  # type: ignore[no-untyped-def]
+    expected = GraphContent.from_state(graph.graph.export_state())
+    assert subscriber.sink.content().differences(expected) == {}
+
+
+def test_mirror_converges_through_relay_and_subscriber_crashes(kafka_broker: str, tmp_path: Path) -> None:
+    rng = random.Random(12)
+    store, checkpoint, mirror = tmp_path / "store", tmp_path / "relay.json", tmp_path / "mirror.db"
+    topic = new_topic(kafka_broker, "cdc-converge", partitions=3)
+    graph, g = open_store(store)
+    run_workload(g, rng, 60)
+    relay = log_relay(store, kafka_broker, topic, checkpoint)
+    relay.catch_up()
+    relay.close()
+    subscriber = mirror_subscriber(mirror, kafka_broker, topic, store=store)  # snapshot + catch-up
+    for _round in range(3):
+        run_workload(g, rng, 60)
+        crashing = Relay(
+            LogCapture(store, RelayCheckpoint(checkpoint, relay.source.name).load()),
+            kafka_broker,
+            topic,
+            _CrashingCheckpoint(checkpoint, relay.source.name),
+        )
+        with pytest.raises(KeyboardInterrupt):
+            crashing.publish_batch()
+        crashing.close()
+        subscriber.poll(max_records=25)
+        subscriber.close()  # killed between two commits: it resumes from its last one
+        run_workload(g, rng, 30)
+        relay = log_relay(store, kafka_broker, topic, checkpoint)  # sends the crashed batch again
+        relay.catch_up()
+        relay.close()
+        subscriber = mirror_subscriber(mirror, kafka_broker, topic, store=store)
+        subscriber.run_until_idle(0.5)
+        _assert_mirror_matches(subscriber, graph)
+    assert subscriber.summary.duplicates > 0
+    subscriber.close()
+    graph.close()
+
+
+def test_a_damaged_or_newer_event_stops_the_subscriber_at_its_place(
+    kafka_broker: str, tmp_path: Path
+) -> None:
+    graph, g = open_store(tmp_path / "store")
+    g.add_v("table").iterate()
+    topic = new_topic(kafka_broker, "cdc-damaged", partitions=1)
+    relay = log_relay(tmp_path / "store", kafka_broker, topic, tmp_path / "relay.json")
+    relay.catch_up()
+    relay.close()
+    produce(kafka_broker, topic, [b"\x04rest-of-a-version-2-event"])
+    subscriber = mirror_subscriber(tmp_path / "mirror.db", kafka_broker, topic, since_scn=0)
+    with pytest.raises(SchemaVersionError, match=rf"{topic}\[0\] offset 1"):
+        subscriber.run_until_idle(0.5)
+    subscriber.close()
+    produce(kafka_broker, topic, [b"\x02\xff"])
+    graph.close()
+    with pytest.raises(ChangeCaptureError):
+        mirror_subscriber(tmp_path / "mirror2.db", kafka_broker, topic, since_scn=1).run_until_idle(0.5)
+
+
+def test_a_missing_topic_or_snapshot_is_explained(kafka_broker: str, tmp_path: Path) -> None:
+    with pytest.raises(ChangeCaptureError, match="does not exist"):
+        mirror_subscriber(tmp_path / "m.db", kafka_broker, "cdc-no-such-topic", since_scn=0)
+    topic = new_topic(kafka_broker, "cdc-empty")
+    with pytest.raises(ChangeCaptureError, match="no snapshot yet"):
+        mirror_subscriber(tmp_path / "m2.db", kafka_broker, topic)

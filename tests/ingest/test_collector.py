@@ -1,0 +1,114 @@
+"""The Kafka collector against a real broker: every format in, poison to the dead-letter topic, commits after writes."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from lineage_platform.export import export_openlineage
+from lineage_platform.graph import connect
+from lineage_platform.ingest.collector import Collector, CollectorOptions
+from lineage_platform.ingest.events.native import query_event
+from tests.export.lineage_snapshot import snapshot
+from tests.export.test_openlineage_export import lineage_graph
+from tests.ingest.test_events_atlas import bytes_of, ctas_notification, envelope, split
+from tests.ingest.test_events_openlineage import spark_event
+from tests.kafka_broker import committed, new_topic, produce, read_topic
+
+pytestmark = [pytest.mark.slow, pytest.mark.broker]
+
+
+def collect(bootstrap: str, topic: str, g: object, group: str, dead_letters: str | None = None) -> object:
+    options = CollectorOptions(
+        bootstrap_servers=bootstrap,
+        topics=(topic,),
+        group_id=group,
+        dead_letter_topic=dead_letters,
+        max_poll_interval_ms=3000,
+        session_timeout_ms=3000,
+        idle_timeout=1.5,
+    )
+    return Collector(options, g=g).run()
+
+
+def names(g: object, label: str) -> set[str]:
+    return set(g.V().has_label(label).values("qualifiedName").to_list())
+
+
+def test_all_formats_are_applied_and_poison_goes_to_the_dead_letter_topic(kafka_broker: str) -> None:
+    topic, dead_letters = new_topic(kafka_broker, "hooks"), new_topic(kafka_broker, "dead")
+    unknown_table = spark_event()
+    unknown_table["outputs"][0]["facets"]["columnLineage"]["fields"]["region"]["inputFields"][0]["name"] = (
+        "x.y"
+    )
+    first, second, third = split(envelope(ctas_notification()), 3, compress=True)
+    good = [
+        json.dumps(query_event("INSERT INTO dwd.t SELECT a, b FROM ods.s", user="alice")).encode(),
+        bytes_of(first),
+        bytes_of(second),
+        json.dumps(spark_event()).encode(),
+        bytes_of(third),
+    ]
+    poison = {
+        b"\x13\x37 not json at all": "not valid JSON",
+        b'{"format": "lineage-platform", "version": 1, "kind": "query", "sql": "INSERT INTO': "not valid JSON",
+        b'{"eventKind": "SOMETHING"}': "unknown event type",
+        json.dumps(unknown_table).encode(): "neither an input nor an output",
+        json.dumps(query_event("INSERT INTO t SELEC FROM")).encode(): "SQL does not parse",
+    }
+    produce(kafka_broker, topic, good[:2] + list(poison) + good[2:])
+    g = connect("memory:")
+
+    stats = collect(kafka_broker, topic, g, "all-formats", dead_letters)
+
+    assert (stats.records, stats.applied, stats.dead_lettered, stats.pending_parts) == (10, 3, 5, 0)
+    assert stats.lag == 0
+    assert committed(kafka_broker, "all-formats", topic) == [10]
+    assert {"dwd.t", "sales.daily", "ods.customers", "dwd.orders"} <= names(g, "table")
+    assert names(g, "file") == {"hdfs://nn1:8020/warehouse/reports/revenue"}
+    assert len(names(g, "run")) == 3
+    letters = read_topic(kafka_broker, dead_letters)
+    assert [letter.value for letter in letters] == list(poison)
+    for letter, expected in zip(letters, poison.values()):
+        headers = dict(letter.headers)
+        assert expected in headers["reason"].decode()
+        assert headers["topic"].decode() == topic and int(headers["offset"]) >= 2
+
+
+def test_commit_stops_before_an_incomplete_split_message(kafka_broker: str) -> None:
+    topic = new_topic(kafka_broker, "atlas")
+    first, second, third = split(envelope(ctas_notification()), 3, compress=False)
+    before = json.dumps(query_event("INSERT INTO a.one SELECT x FROM a.src")).encode()
+    after = json.dumps(query_event("INSERT INTO a.two SELECT x FROM a.src")).encode()
+    produce(kafka_broker, topic, [before, bytes_of(first), bytes_of(second), after])
+    g = connect("memory:")
+
+    stats = collect(kafka_broker, topic, g, "split")
+    assert (stats.applied, stats.pending_parts) == (2, 2)
+    assert committed(kafka_broker, "split", topic) == [1]  # the first part is read again after a restart
+    assert "sales.daily" not in names(g, "table")
+
+    produce(kafka_broker, topic, [bytes_of(third)])
+    stats = collect(kafka_broker, topic, g, "split")
+    assert (stats.records, stats.pending_parts) == (4, 0)
+    assert committed(kafka_broker, "split", topic) == [5]
+    assert {"sales.daily", "a.one", "a.two"} <= names(g, "table")
+
+
+def test_export_collected_from_three_partitions_rebuilds_the_same_graph(kafka_broker: str) -> None:
+    source = lineage_graph()
+    out = io.StringIO()
+    export_openlineage(source, out)
+    topic = new_topic(kafka_broker, "exported", partitions=3)
+    lines = out.getvalue().splitlines()
+    for n, line in enumerate(lines):
+        produce(kafka_broker, topic, [line.encode()], partition=n % 3)
+    target = connect("memory:")
+
+    stats = collect(kafka_broker, topic, target, "round-trip")
+
+    assert (stats.records, stats.applied, stats.dead_lettered) == (len(lines), len(lines), 0)
+    assert committed(kafka_broker, "round-trip", topic, partitions=3) == [3, 2, 2]
+    assert snapshot(target) == snapshot(source)
