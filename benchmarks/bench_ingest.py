@@ -8,14 +8,20 @@ the share of time spent parsing and writing.
     .venv/bin/python benchmarks/bench_ingest.py            # 20k records, ~4k distinct statements
     .venv/bin/python benchmarks/bench_ingest.py --big      # 100k records, ~20k distinct statements
     .venv/bin/python benchmarks/bench_ingest.py --records 5000 --tables 900 --master 'local[2]'
+    .venv/bin/python benchmarks/bench_ingest.py --served   # adds: executors write to `lineage graph serve`
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import socket
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,6 +102,32 @@ def spark_load(logs: Path, schema: dict, graph_url: str, state: Path, master: st
     )
 
 
+@contextmanager
+def served_graph(store: Path) -> Iterator[str]:
+    """A ``lineage graph serve`` process on a free loopback port; yields its ws:// URL, stops it after."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-c", "from lineage_platform.cli import main; main()", "graph", "serve"]
+    server = subprocess.Popen(
+        [*command, "--store", str(store), "--port", str(port)], stdout=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("lineage graph serve did not start") from None
+                time.sleep(0.2)
+        yield f"ws://127.0.0.1:{port}/gremlin"
+    finally:
+        server.terminate()
+        server.wait()
+
+
 def _table(rows: list[Measure], baseline: Measure) -> str:
     header = f"{'contender':<28} {'stmts':>7} {'distinct':>8} {'seconds':>8} {'stmts/s':>8} {'parse %':>8} {'write %':>8} {'ratio':>6}"
     lines = [header, "-" * len(header)]
@@ -117,6 +149,9 @@ def main() -> None:
     parser.add_argument("--records", type=int, help="query records to generate")
     parser.add_argument("--tables", type=int, help="tables of the generated warehouse (~distinct statements)")
     parser.add_argument("--master", default="local[*]", help="Spark master")
+    parser.add_argument(
+        "--served", action="store_true", help="also load into a served graph, executors writing"
+    )
     args = parser.parse_args()
     records, tables = SIZES["big" if args.big else "default"]
     records, tables = args.records or records, args.tables or tables
@@ -134,9 +169,17 @@ def main() -> None:
         started = time.perf_counter()
         session(args.master)
         startup = time.perf_counter() - started
-        project = spark_load(logs, schema, f"embedded:{root / 'graph-spark'}", root / "state", args.master)
+        rows = [
+            baseline,
+            spark_load(logs, schema, f"embedded:{root / 'graph-spark'}", root / "state", args.master),
+        ]
+        if args.served:
+            with served_graph(root / "graph-served") as url:
+                served = spark_load(logs, schema, url, root / "state-served", args.master)
+                served.name = "Spark, executors write (ws)"
+                rows.append(served)
         close_all()  # before the scratch folder goes
-        print(_table([baseline, project], baseline))
+        print(_table(rows, baseline))
         print(
             f"(Spark session start-up, not in the figures above: {startup:.1f} s; parse % is executor time summed over tasks)"
         )

@@ -82,7 +82,7 @@ def stage_work(
     if sqlglot.parse(sql, read="hive")[0].key == "select":
         for mode in ("after", "before"):
             work[f"mask {mode}"] = partial(
-                mask_query, sql, "bench", {"user:bench"}, policy, mode, schema=catalog, default_db=default_db
+                mask_query, sql, {"user:bench"}, policy, mode, schema=catalog, default_db=default_db
             )
     return work
 

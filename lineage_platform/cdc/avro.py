@@ -7,6 +7,7 @@ misreading them. A new version gets a new schema here and readers keep decoding 
 
 from __future__ import annotations
 
+import functools
 import io
 import struct
 from typing import Any
@@ -53,6 +54,7 @@ _SCHEMAS = {SCHEMA_VERSION: fastavro.parse_schema(EVENT_SCHEMA_V1)}
 _FIELDS = [field.name for field in ChangeEvent.__dataclass_fields__.values()]
 
 
+@functools.lru_cache(maxsize=1 << 16)  # SCNs, timestamps and recent ids repeat across a transaction's events
 def _varint(number: int) -> bytes:
     """Avro's zig-zag variable-length encoding of an int or long."""
     zigzag = (number << 1) ^ (number >> 63)
@@ -67,6 +69,9 @@ def _varint(number: int) -> bytes:
 def _string(text: str) -> bytes:
     data = text.encode()
     return _varint(len(data)) + data
+
+
+_name = functools.lru_cache(maxsize=4096)(_string)  # graph names, labels and keys: few distinct values
 
 
 _OP_BYTES = {op: _varint(index) for index, op in enumerate(OPS)}
@@ -86,7 +91,7 @@ def _id(value: Any, first_branch: int) -> bytes:
 
 
 def _optional_string(text: str | None) -> bytes:
-    return _NULL if text is None else _BRANCH[1] + _string(text)
+    return _NULL if text is None else _BRANCH[1] + _name(text)
 
 
 def _value(value: Any) -> bytes:
@@ -114,7 +119,7 @@ def encode_event(event: ChangeEvent) -> bytes:
     return b"".join(
         (
             _VERSION,
-            _string(event.graph),
+            _name(event.graph),
             _varint(event.scn),
             _varint(event.seq),
             _varint(event.timestamp_ms),

@@ -137,16 +137,11 @@ class Subscriber:
         for partition in partitions:
             position = self._positions.get(partition.partition)
             first = beginnings[partition]
+            require_resumable(self.topic, partition.partition, position, first)
             if position is None:
                 self._consumer.seek(partition, first)
                 if first > 0:
                     self._unchecked.add(partition.partition)
-            elif position.next_offset < first:
-                raise BootstrapRequired(
-                    f"{self.topic}[{partition.partition}] now starts at offset {first}; this subscriber stopped "
-                    f"at offset {position.next_offset}, so the changes in between were deleted by retention",
-                    hint=_REBOOTSTRAP_HINT,
-                )
             else:
                 self._consumer.seek(partition, position.next_offset)
 
@@ -180,23 +175,14 @@ class Subscriber:
         for record in records:
             event = _decode(record)
             if partition in self._unchecked:
-                self._check_nothing_lost(partition, record.offset, event)
+                self._unchecked.discard(partition)
+                require_nothing_trimmed(self.topic, partition, record.offset, event.scn, self._floor)
             if event.scn <= self._floor or event.position <= last_position:
                 self.summary.duplicates += event.scn > self._floor
                 continue
             into.append(event)
             last_position = event.position
         return Position(records[-1].offset + 1, *last_position)
-
-    def _check_nothing_lost(self, partition: int, offset: int, event: ChangeEvent) -> None:
-        """A fresh subscriber's first record of a trimmed partition must be no newer than its snapshot."""
-        self._unchecked.discard(partition)
-        if offset > 0 and event.scn > self._floor:
-            raise BootstrapRequired(
-                f"{self.topic}[{partition}] starts at offset {offset} with SCN {event.scn}; events between the "
-                f"snapshot (SCN {self._floor}) and it may have been deleted by retention",
-                hint="take a newer snapshot: " + _REBOOTSTRAP_HINT,
-            )
 
     def run_until_idle(self, idle_seconds: float = 1.0) -> SubscriberSummary:
         """Apply events until none arrived for ``idle_seconds``."""
@@ -216,6 +202,27 @@ class Subscriber:
         """Close the Kafka consumer and the sink."""
         self._consumer.close()
         self.sink.close()
+
+
+def require_resumable(topic: str, partition: int, position: Position | None, first_offset: int) -> None:
+    """Raise :class:`BootstrapRequired` if retention deleted records after where a subscriber stopped."""
+    if position is not None and position.next_offset < first_offset:
+        raise BootstrapRequired(
+            f"{topic}[{partition}] now starts at offset {first_offset}; this subscriber stopped at offset "
+            f"{position.next_offset}, so the changes in between were deleted by retention",
+            hint=_REBOOTSTRAP_HINT,
+        )
+
+
+def require_nothing_trimmed(topic: str, partition: int, offset: int, scn: int, snapshot_scn: int) -> None:
+    """Raise :class:`BootstrapRequired` unless a fresh subscriber's first record of a partition proves that
+    nothing newer than its snapshot was deleted before it (offset 0, or an SCN no newer than the snapshot)."""
+    if offset > 0 and scn > snapshot_scn:
+        raise BootstrapRequired(
+            f"{topic}[{partition}] starts at offset {offset} with SCN {scn}; events between the snapshot "
+            f"(SCN {snapshot_scn}) and it may have been deleted by retention",
+            hint="take a newer snapshot: " + _REBOOTSTRAP_HINT,
+        )
 
 
 def _decode(record: Any) -> ChangeEvent:

@@ -40,6 +40,13 @@ from lineage_platform.ingest.collector import DEFAULT_DEAD_LETTER_TOPIC, DEFAULT
     show_default=True,
     help="Longest pause between polls before the group rebalances (also how long a rebalance may wait).",
 )
+@p.option(
+    "--split-timeout",
+    type=float,
+    default=300.0,
+    show_default=True,
+    help="Seconds to wait for the missing parts of a split Atlas message before dead-lettering its parts.",
+)
 @p.option("--idle-timeout", type=float, default=None, help="Stop after this many seconds without new events.")
 @p.option(
     "--progress/--no-progress", default=True, show_default=True, help="Print a JSON progress line per batch."
@@ -54,6 +61,7 @@ def collect(
     batch_size: int,
     max_records: int,
     max_poll_interval_ms: int,
+    split_timeout: float,
     idle_timeout: float | None,
     progress: bool,
 ) -> None:
@@ -72,6 +80,7 @@ def collect(
         max_records=max_records,
         max_poll_interval_ms=max_poll_interval_ms,
         session_timeout_ms=max_poll_interval_ms,
+        split_timeout=split_timeout,
         idle_timeout=idle_timeout,
     )
     collector = Collector(

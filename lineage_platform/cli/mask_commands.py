@@ -35,21 +35,18 @@ def mask(
     graph_url: str | None,
 ) -> None:
     """Print SQL rewritten with the masking rules of --policy for --user (labels come from the graph)."""
-    from lineage_platform.security.masking import mask_query
-    from lineage_platform.security.masking_rules import masking_policy
-    from lineage_platform.security.policy import load_policy
+    from lineage_platform.security.access import mask_for
     from lineage_platform.sql.schema_file import load_schema
 
-    store = load_policy(policy_file)
-    policy = masking_policy(store.masking)
-    graph = None
-    if policy.label_rules:
-        from lineage_platform.graph import connect
-
-        graph = connect(graph_url)
     schema = load_schema(schema_file) if schema_file else None
-    masked = mask_query(
-        sql, user, store.principals_of(user), policy, mode, schema=schema, dialect=dialect,
-        default_db=default_db, graph=graph,
-    )  # fmt: skip
+    masked = mask_for(
+        sql,
+        user,
+        policy_file,
+        mode,
+        schema=schema,
+        dialect=dialect,
+        default_db=default_db,
+        graph_url=graph_url,
+    )
     click.echo(masked.sql)

@@ -29,6 +29,13 @@ graph_url = option(
     help="Graph to use: embedded:PATH (default ~/.lineage/graph) or ws://host:port/gremlin.",
 )
 output_format = option("--format", "output_format", default="text", help="Output format.")
+policy_file = option(
+    "--policy",
+    "policy_file",
+    type=click.Path(exists=True, dir_okay=False),
+    required=True,
+    help="Policy file (YAML): roles, grants and masking rules.",
+)
 schema_file = option(
     "--schema",
     "schema_file",
@@ -37,11 +44,4 @@ schema_file = option(
     help="Table schemas: JSON or YAML {db: {table: {column: type}}}.",
 )
 store = option("--store", type=click.Path(file_okay=False), default=None, help="Embedded store directory.")
-policy_file = option(
-    "--policy",
-    "policy_file",
-    type=click.Path(exists=True, dir_okay=False),
-    required=True,
-    help="Policy file (YAML): roles, grants and masking rules.",
-)
 user = option("--user", required=True, help="The user the statement runs as.")

@@ -11,7 +11,8 @@ Loop (one consumer in a consumer group; run several for more partitions):
 4. send the dead letters (original bytes; headers ``reason``, ``topic``, ``partition``, ``offset``) and wait
    for the broker to take them;
 5. only then commit the offsets — but never past a part of a split Atlas message whose other parts are still
-   missing, so a restart reads that part again.
+   missing, so a restart reads that part again. A split message still incomplete after ``split_timeout``
+   seconds is given up: its parts go to the dead letters and the commit moves on.
 
 A collector killed anywhere in this loop re-reads at most the records after its last commit and writes them
 again, which changes nothing: every event ends up applied exactly once in the graph.
@@ -32,7 +33,7 @@ from lineage_platform.ingest.events import EventDecoder, LineageItems
 
 if TYPE_CHECKING:
     from gremlin_python.process.graph_traversal import GraphTraversalSource
-    from kafka import KafkaConsumer, KafkaProducer
+    from kafka import KafkaConsumer, KafkaProducer, TopicPartition
     from kafka.consumer.fetcher import ConsumerRecord
 
 DEFAULT_GROUP = "lineage-collector"
@@ -53,6 +54,8 @@ class CollectorOptions:
     max_records: int = 500
     poll_timeout_ms: int = 500
     fetch_max_wait_ms: int = 100
+    connect_timeout_ms: int = 30000
+    split_timeout: float = 300.0
     max_poll_interval_ms: int = 5000
     session_timeout_ms: int = 6000
     idle_timeout: float | None = None
@@ -84,6 +87,7 @@ class CollectorStats:
             (name.replace("_", " "), str(getattr(self, name))) for name in (*names, "runs", "commits", "lag")
         ]
         rows += [(f"format {name}", str(count)) for name, count in sorted(self.formats.items())]
+        rows += [(f"dead letter: {reason}", str(count)) for reason, count in self.reasons.most_common()]
         return [*rows, ("seconds", f"{self.seconds:.2f}")]
 
 
@@ -115,6 +119,8 @@ class Collector:
         self.stats = CollectorStats()
         self.on_batch = on_batch
         self._stopping = False
+        self._done: dict[TopicPartition, int] = {}  # next offset to commit per partition
+        self._held: dict[tuple[str, int, int], ConsumerRecord] = {}  # parts of incomplete split messages
 
     def stop(self) -> None:
         """Ask the loop to finish the batch in hand, commit and return (safe from a signal handler)."""
@@ -135,6 +141,8 @@ class Collector:
                 if records:
                     self._process(records, consumer, producer)
                     last_record = time.monotonic()
+                elif self._held:
+                    self._give_up_splits(consumer, producer)
                 elif not consumer.assignment():
                     last_record = time.monotonic()  # still joining the group: not idle yet
                 self.stats.lag = _lag(consumer)
@@ -171,13 +179,14 @@ class Collector:
                 auto_offset_reset="earliest",
                 max_poll_interval_ms=self.options.max_poll_interval_ms,
                 fetch_max_wait_ms=self.options.fetch_max_wait_ms,
+                bootstrap_timeout_ms=self.options.connect_timeout_ms,
                 session_timeout_ms=self.options.session_timeout_ms,
                 heartbeat_interval_ms=max(100, self.options.session_timeout_ms // 3),
             )
         except KafkaError as exc:
             raise ConfigError(
                 f"no Kafka broker answers at {self.options.bootstrap_servers}",
-                hint="check --bootstrap-servers (LINEAGE_BOOTSTRAP_SERVERS) and that the broker runs",
+                hint="check --bootstrap-servers (LINEAGE_KAFKA_BOOTSTRAP) and that the broker runs",
             ) from exc
 
     def _producer(self) -> KafkaProducer:
@@ -188,24 +197,50 @@ class Collector:
     def _process(
         self, records: list[ConsumerRecord], consumer: KafkaConsumer, producer: KafkaProducer | None
     ) -> None:
+        from kafka import TopicPartition
+
         events: list[_Event] = []
         dead: list[tuple[ConsumerRecord, str]] = []
         for record in records:
             position = (record.topic, record.partition, record.offset)
+            self._done[TopicPartition(record.topic, record.partition)] = record.offset + 1
             try:
                 decoded = self.decoder.decode(record.value, position)
             except IngestError as exc:
                 dead.append((record, str(exc)))
                 continue
             self.stats.formats[decoded.format] += 1
-            if not decoded.pending:
+            if decoded.pending:
+                self._held[position] = record
+            else:
                 events.append(_Event(record, decoded.items))
         refused = self._write(events)
-        self._dead_letter(dead + refused, producer)
-        self._commit(records, consumer)
+        self._dead_letter(dead + refused + self._abandoned_parts(), producer)
+        self._commit(consumer)
         self.stats.records += len(records)
         self.stats.applied += len(events) - len(refused)
-        self.stats.pending_parts = sum(1 for _ in self.decoder.atlas_parts.pending())
+
+    def _abandoned_parts(self) -> list[tuple[ConsumerRecord, str]]:
+        """Parts of split messages incomplete for longer than ``split_timeout``, with the reason; forgets the
+        records of messages completed meanwhile."""
+        dead = []
+        for split in self.decoder.atlas_parts.expire(time.monotonic() - self.options.split_timeout):
+            reason = (
+                f"incomplete split Atlas message {split.msg_id}: {split.received} of {split.expected} parts "
+                f"within {self.options.split_timeout:g} s"
+            )
+            dead += [(self._held[position], reason) for position in split.positions]
+        pending = set(self.decoder.atlas_parts.pending())
+        self._held = {position: record for position, record in self._held.items() if position in pending}
+        self.stats.pending_parts = len(pending)
+        return dead
+
+    def _give_up_splits(self, consumer: KafkaConsumer, producer: KafkaProducer | None) -> None:
+        """Between records: dead-letter split messages that waited too long, so the commit can move on."""
+        dead = self._abandoned_parts()
+        if dead:
+            self._dead_letter(dead, producer)
+            self._commit(consumer)
 
     def _write(self, events: list[_Event]) -> list[tuple[ConsumerRecord, str]]:
         """Write the events' lineage; returns the events the graph refused, with the reason."""
@@ -213,12 +248,10 @@ class Collector:
             self._count(self.writer.write_runs(item for event in events for item in event.items))
             return []
         except LineageError as exc:
-            if exc.transient or len(events) == 1:
-                if exc.transient:
-                    raise
-                return [(events[0].record, f"graph refused the lineage: {exc}")]
+            if exc.transient:
+                raise
         refused = []
-        for event in events:  # find the one(s) the graph refuses; the others are written (again: harmless)
+        for event in events:  # find the event(s) the graph refuses; writing the others again is harmless
             try:
                 self._count(self.writer.write_runs(event.items))
             except LineageError as exc:
@@ -251,15 +284,15 @@ class Collector:
         if dead and producer is not None:
             producer.flush()
 
-    def _commit(self, records: list[ConsumerRecord], consumer: KafkaConsumer) -> None:
+    def _commit(self, consumer: KafkaConsumer) -> None:
+        """Commit what was processed on the assigned partitions, but not past a part still waiting for others."""
         from kafka import TopicPartition
         from kafka.errors import CommitFailedError
         from kafka.structs import OffsetAndMetadata
 
-        ends: dict[TopicPartition, int] = {}
-        for record in records:
-            tp = TopicPartition(record.topic, record.partition)
-            ends[tp] = max(ends.get(tp, 0), record.offset + 1)
+        assigned = consumer.assignment()
+        self._done = {tp: offset for tp, offset in self._done.items() if tp in assigned}
+        ends = dict(self._done)
         for topic, partition, offset in self.decoder.atlas_parts.pending():
             tp = TopicPartition(topic, partition)
             if tp in ends:

@@ -43,14 +43,11 @@ class RichLoadProgress:
         self._progress.stop()
 
     def phase(self, name: str, total: int | None = None) -> None:
-        """Finish the previous phase's line and start one for ``name``."""
+        """Show the previous phase as finished and start a line for ``name``."""
         if self._task is not None:
-            current = self._progress.tasks[-1]
-            self._progress.update(
-                self._task,
-                total=current.total or current.completed or 1,
-                completed=current.total or current.completed or 1,
-            )
+            finished = self._progress.tasks[-1]
+            steps = finished.total or finished.completed or 1
+            self._progress.update(self._task, total=steps, completed=steps)
         self._task = self._progress.add_task(name, total=total)
 
     def advance(self, steps: int = 1) -> None:

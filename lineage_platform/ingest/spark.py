@@ -15,8 +15,6 @@ LOCAL_SETTINGS: dict[str, str] = {
     "spark.sql.shuffle.partitions": "4",
     "spark.default.parallelism": "4",
     "spark.driver.memory": "1g",
-    "spark.python.worker.reuse": "true",
-    "spark.sql.execution.arrow.pyspark.enabled": "true",
     # a local session talks to itself only: bind the driver to loopback, never to a network interface
     "spark.driver.bindAddress": "127.0.0.1",
     "spark.driver.host": "127.0.0.1",

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from lineage_platform.errors import StoreCorruptError
@@ -40,6 +43,49 @@ class Block:
     compressed_bytes: int
 
 
+@dataclass
+class PartitionFile:
+    """What one run wrote into one partition: its file and the statistics the catalog keeps."""
+
+    bucket_ms: int
+    cell: int
+    path: Path
+    records: int = 0
+    bytes: int = 0
+    time_min: int = np.iinfo(np.int64).max
+    time_max: int = np.iinfo(np.int64).min
+    bounds: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def observe(self, block: pa.Table, attributes: tuple[str, ...]) -> None:
+        """Widen the statistics by one block."""
+        self.records += block.num_rows
+        times = pc.min_max(block.column(TIME_COLUMN).cast(pa.int64()))
+        self.time_min = min(self.time_min, times["min"].as_py())
+        self.time_max = max(self.time_max, times["max"].as_py())
+        for name in attributes:
+            values = pc.min_max(block.column(name))
+            low, high = self.bounds.get(name, (values["min"].as_py(), values["max"].as_py()))
+            self.bounds[name] = (min(low, values["min"].as_py()), max(high, values["max"].as_py()))
+
+
+def describe_file(path: Path, bucket_ms: int, cell: int, attributes: tuple[str, ...]) -> PartitionFile:
+    """Statistics of a partition file written elsewhere (e.g. by Spark), from its footer alone."""
+    metadata = pq.read_metadata(path)
+    names = metadata.schema.to_arrow_schema().names
+    item = PartitionFile(bucket_ms, cell, path, records=metadata.num_rows, bytes=path.stat().st_size)
+    for number in range(metadata.num_row_groups):
+        group = metadata.row_group(number)
+        for name in (TIME_COLUMN, *attributes):
+            stats = group.column(names.index(name)).statistics
+            low, high = (_ms(stats.min), _ms(stats.max)) if name == TIME_COLUMN else (int(stats.min), int(stats.max))
+            if name == TIME_COLUMN:
+                item.time_min, item.time_max = min(item.time_min, low), max(item.time_max, high)
+            else:
+                old = item.bounds.get(name, (low, high))
+                item.bounds[name] = (min(old[0], low), max(old[1], high))
+    return item
+
+
 def open_writer(path: Path) -> pq.ParquetWriter:
     """A Parquet writer with the partition-file encodings."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -57,10 +103,10 @@ def index_blocks(path: Path) -> list[Block]:
         stats = chunk.statistics
         if stats is None or not stats.has_min_max:
             raise StoreCorruptError(f"{path}: block {number} has no time statistics", hint="re-ingest the file")
-        offset = min(group.column(i).file_offset for i in range(group.num_columns))
-        blocks.append(
-            Block(number, _ms(stats.min), _ms(stats.max), group.num_rows, offset, group.total_compressed_size)
-        )
+        columns = [group.column(i) for i in range(group.num_columns)]
+        offset = min(column.dictionary_page_offset or column.data_page_offset for column in columns)
+        size = sum(column.total_compressed_size for column in columns)
+        blocks.append(Block(number, _ms(stats.min), _ms(stats.max), group.num_rows, offset, size))
     sidecar(path).write_text(json.dumps([asdict(block) for block in blocks]))
     return blocks
 

@@ -22,39 +22,14 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from lineage_platform.netflow.blocks import index_blocks, open_writer
+from lineage_platform.errors import IngestError
+from lineage_platform.netflow.blocks import PartitionFile, index_blocks, open_writer
 from lineage_platform.netflow.layout import PartitionLayout
-from lineage_platform.netflow.records import SCHEMA, TIME_COLUMN
+from lineage_platform.netflow.records import TIME_COLUMN
 
 PartitionKey = tuple[int, int]  # (time bucket start in ms, cell number)
-
-
-@dataclass
-class PartitionFile:
-    """What one run wrote into one partition: its file and the statistics the catalog keeps."""
-
-    bucket_ms: int
-    cell: int
-    path: Path
-    records: int = 0
-    bytes: int = 0
-    time_min: int = np.iinfo(np.int64).max
-    time_max: int = np.iinfo(np.int64).min
-    bounds: dict[str, tuple[int, int]] = field(default_factory=dict)
-
-    def observe(self, block: pa.Table, attributes: tuple[str, ...]) -> None:
-        """Widen the statistics by one block."""
-        self.records += block.num_rows
-        times = pc.min_max(block.column(TIME_COLUMN).cast(pa.int64()))
-        self.time_min = min(self.time_min, times["min"].as_py())
-        self.time_max = max(self.time_max, times["max"].as_py())
-        for name in attributes:
-            values = pc.min_max(block.column(name))
-            low, high = self.bounds.get(name, (values["min"].as_py(), values["max"].as_py()))
-            self.bounds[name] = (min(low, values["min"].as_py()), max(high, values["max"].as_py()))
 
 
 @dataclass
@@ -86,9 +61,9 @@ def partition_directory(root: Path, bucket_ms: int, cell: int) -> Path:
 class _Writer(threading.Thread):
     """Appends blocks to the partition files it owns; fed by a bounded queue."""
 
-    def __init__(self, root: Path, run: str, attributes: tuple[str, ...], depth: int) -> None:
+    def __init__(self, root: Path, run_id: str, attributes: tuple[str, ...], depth: int) -> None:
         super().__init__(daemon=True)
-        self.root, self.run, self.attributes = root, run, attributes
+        self.root, self.run_id, self.attributes = root, run_id, attributes
         self.inbox: queue.Queue[tuple[PartitionKey, pa.Table] | None] = queue.Queue(maxsize=depth)
         self.files: dict[PartitionKey, tuple[PartitionFile, pq.ParquetWriter]] = {}
         self.error: BaseException | None = None
@@ -98,7 +73,7 @@ class _Writer(threading.Thread):
             while (item := self.inbox.get()) is not None:
                 key, block = item
                 if key not in self.files:
-                    path = partition_directory(self.root, *key) / f"{self.run}.parquet"
+                    path = partition_directory(self.root, *key) / f"{self.run_id}.parquet"
                     self.files[key] = (PartitionFile(key[0], key[1], path), open_writer(path))
                 stats, writer = self.files[key]
                 writer.write_table(block, row_group_size=block.num_rows)
@@ -141,8 +116,8 @@ def ingest_batches(
         buffered.pop(key)
         writer = writers[hash(key) % len(writers)]
         while True:  # a bounded put that notices a failed writer instead of waiting forever
-            if writer.error is not None:
-                raise writer.error
+            if writer.error is not None or not writer.is_alive():
+                raise writer.error or IngestError("a partition writer stopped", hint="see the log above")
             try:
                 writer.inbox.put((key, block), timeout=0.5)
                 return
@@ -200,7 +175,3 @@ def _time_sorted(block: pa.Table) -> pa.Table:
         return block.combine_chunks()
     return block.take(pa.array(np.argsort(times, kind="stable"))).combine_chunks()
 
-
-def empty_table() -> pa.Table:
-    """A table with the record schema and no rows."""
-    return SCHEMA.empty_table()

@@ -1,4 +1,7 @@
-"""One call from SQL text and a policy file to a decision, denying (with the reason) what cannot be traced."""
+"""One call from SQL text and a policy file to a decision or a masked query (what the CLI commands run).
+
+Untraceable SQL is denied with the reason; masking never falls back to the original query.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from lineage_platform.errors import SecurityError
+from lineage_platform.security.masking import MaskedQuery, Mode, mask_query
+from lineage_platform.security.masking_rules import masking_policy
 from lineage_platform.security.policy import Decision, check_access, load_policy
 from lineage_platform.security.resource_blocks import extract_resource_blocks
 
@@ -27,3 +32,34 @@ def decide(
     except SecurityError as error:
         return Decision(user, False, reason=str(error))
     return check_access(store, user, request)
+
+
+def mask_for(
+    sql: str,
+    user: str,
+    policy_file: str | Path,
+    mode: Mode,
+    *,
+    schema: Mapping[str, Any] | None = None,
+    dialect: str = "hive",
+    default_db: str | None = None,
+    graph_url: str | None = None,
+) -> MaskedQuery:
+    """``sql`` rewritten for ``user`` with the policy file's masking rules; label rules read the graph."""
+    store = load_policy(policy_file)
+    policy = masking_policy(store.masking)
+    graph = None
+    if policy.label_rules:
+        from lineage_platform.graph import connect
+
+        graph = connect(graph_url)
+    return mask_query(
+        sql,
+        store.principals_of(user),
+        policy,
+        mode,
+        schema=schema,
+        dialect=dialect,
+        default_db=default_db,
+        graph=graph,
+    )

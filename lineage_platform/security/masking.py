@@ -26,6 +26,7 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel
 
 from lineage_platform.errors import SecurityError
+from lineage_platform.labels.propagate import labels_of
 from lineage_platform.security.masking_rules import MaskingPolicy, MaskRule, strictest
 from lineage_platform.security.query_analysis import TracedQuery, trace_query
 from lineage_platform.sql.flow import Flow
@@ -61,8 +62,6 @@ def sensitive_columns(
     """The rule masking each of ``columns`` (``db.t.c``): column rules, then labels from the graph."""
     labels: dict[str, list[tuple[str, str]]] = {}
     if graph is not None and policy.label_rules:
-        from lineage_platform.labels.propagate import labels_of
-
         for name, taggings in labels_of(graph, columns).items():
             labels[name] = [(t.label.key, t.label.value) for t in taggings]
     found = {}
@@ -75,7 +74,6 @@ def sensitive_columns(
 
 def mask_query(
     sql: str,
-    user: str,
     principals: set[str],
     policy: MaskingPolicy,
     mode: Mode,
@@ -85,11 +83,11 @@ def mask_query(
     default_db: str | None = None,
     graph: GraphTraversalSource | None = None,
 ) -> MaskedQuery:
-    """Rewrite ``sql`` for ``user`` (holding ``principals``, e.g. ``{"user:ann", "role:analyst"}``).
+    """Rewrite ``sql`` for a user holding ``principals`` (e.g. ``{"user:ann", "role:analyst"}``).
 
     >>> policy = MaskingPolicy({"db.u.ssn": MaskRule("hash")})
-    >>> mask_query("SELECT name, ssn FROM db.u", "ann", {"user:ann"}, policy, "after").sql
-    'SELECT name AS name, MASK_HASH(ssn) AS ssn FROM db.u AS u'
+    >>> mask_query("SELECT name, ssn FROM db.u", {"user:ann"}, policy, "after").sql
+    'SELECT name AS name, MASK_HASH(ssn) AS `ssn` FROM db.u AS u'
     """
     if mode not in MODES:
         raise SecurityError(f"unknown masking mode {mode!r}", hint="use --mode before or --mode after")
@@ -98,7 +96,7 @@ def mask_query(
     traced = trace_query(sql, schema, dialect, default_db)
     if traced.analysis.operation != "SELECT" or len(traced.units) != 1:
         raise SecurityError(
-            f"masking rewrites SELECT queries; got {traced.analysis.operation}",
+            f"denied: masking rewrites SELECT queries; got {traced.analysis.operation}",
             hint="mask the SELECT part, or grant access to the written table instead",
         )
     candidates = sorted(
@@ -160,16 +158,19 @@ def _mask_scans(traced: TracedQuery, rules: Mapping[str, MaskRule], dialect: str
                     f"denied: {table} has sensitive columns but its schema is unknown",
                     hint="pass the table schemas (--schema) so the masked scan can list every column",
                 )
+            # identifiers made here are quoted: column names may be reserved words (`date`, `order`)
             projections = [
                 exp.alias_(
-                    sensitive[c].apply(exp.column(c), dialect) if c in sensitive else exp.column(c),
+                    sensitive[c].apply(exp.column(c, quoted=True), dialect)
+                    if c in sensitive
+                    else exp.column(c, quoted=True),
                     c,
+                    quoted=True,
                 )
                 for c in columns
             ]
-            scan = exp.Table(
-                this=source.this.copy(), db=source.args.get("db"), catalog=source.args.get("catalog")
-            )
+            scan = source.copy()
+            scan.set("alias", None)
             subquery = exp.select(*projections).from_(scan).subquery(alias)
             source.replace(subquery)
             masked.update({f"{table}.{c}": sensitive[c].kind for c in sensitive})
@@ -191,12 +192,14 @@ def _mask_outputs(traced: TracedQuery, rules: Mapping[str, MaskRule], dialect: s
     if isinstance(query, exp.Select):
         outer = query
     else:  # a set operation: mask over it as a derived table
-        outer = exp.select(*[exp.column(n, table=_WRAPPED) for n in names]).from_(query.subquery(_WRAPPED))
+        outer = exp.select(*[exp.column(n, table=_WRAPPED, quoted=True) for n in names]).from_(
+            query.subquery(_WRAPPED)
+        )
         unit.query = outer
     for position, rule in plan.items():
         projection = outer.selects[position]
         value = projection.this if isinstance(projection, exp.Alias) else projection
-        projection.replace(exp.alias_(rule.apply(value.copy(), dialect), names[position]))
+        projection.replace(exp.alias_(rule.apply(value.copy(), dialect), names[position], quoted=True))
     return [(names[p], rule.kind) for p, rule in sorted(plan.items())]
 
 

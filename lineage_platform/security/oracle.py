@@ -3,13 +3,14 @@
 For one query over a DuckDB database: run it; inside a transaction, change every cell outside the query's
 resource blocks (rows failing the block conditions get new values in every column — their predicate
 columns become NULL, which fails any comparison, so they stay outside; rows inside get new values in the
-columns the block does not list); run it again; roll back. Different results mean the extractor missed a
-dependency. The same counts give the block size against table-level and column-only privileges.
+columns the block does not list); run it again; roll back. Then the same with every row outside the
+blocks deleted. Different results mean the extractor missed a dependency. Counting the cells gives the
+block size against table-level and column-only privileges.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,53 +48,96 @@ def check_query(
 ) -> OracleResult:
     """Run the oracle for ``sql`` (in ``dialect``) against the tables of ``schema`` loaded in ``connection``.
 
-    ``request`` replaces the extracted blocks (to test the oracle itself, or another extractor).
+    Two experiments, each in a rolled-back transaction: change every cell outside the blocks, and delete
+    every row outside them. ``request`` replaces the extracted blocks (to test the oracle itself).
     """
     request = request or extract_resource_blocks(sql, schema, dialect)
     query = to_duckdb(sql, dialect)
+    tables = {
+        f"{database}.{table}": (
+            dict(columns),
+            [b for b in request.blocks if b.table == f"{database}.{table}"],
+        )
+        for database, tables in schema.items()
+        for table, columns in tables.items()
+    }
     before = _rows(connection, query)
+    preserved = all(
+        _rows_after(connection, query, tables, change) == before for change in (_perturb, _delete_outside)
+    )
     sizes = [0, 0, 0]
+    for table, (columns, blocks) in tables.items():
+        sizes = [total + n for total, n in zip(sizes, _cells(connection, table, columns, blocks))]
+    return OracleResult(sql, preserved, *sizes)
+
+
+def _rows_after(
+    connection: DuckDBPyConnection,
+    query: str,
+    tables: dict[str, tuple[dict[str, str], list[ResourceBlock]]],
+    change: Callable[[DuckDBPyConnection, str, dict[str, str], list[ResourceBlock]], None],
+) -> list[tuple[Any, ...]]:
+    """The query's rows after ``change`` on every table, inside a transaction that is rolled back."""
     connection.begin()
     try:
-        for database, tables in schema.items():
-            for table, columns in tables.items():
-                blocks = [b for b in request.blocks if b.table == f"{database}.{table}"]
-                counts = _perturb(connection, f"{database}.{table}", dict(columns), blocks)
-                sizes = [total + count for total, count in zip(sizes, counts)]
-        after = _rows(connection, query)
+        for table, (columns, blocks) in tables.items():
+            change(connection, table, columns, blocks)
+        return _rows(connection, query)
     finally:
         connection.rollback()
-    return OracleResult(sql, before == after, *sizes)
 
 
 def _rows(connection: DuckDBPyConnection, query: str) -> list[tuple[Any, ...]]:
     return sorted(connection.execute(query).fetchall(), key=repr)
 
 
-def _perturb(
+def _inside(blocks: list[ResourceBlock]) -> str | None:
+    """DuckDB condition of the rows inside the blocks; None when every row is inside."""
+    if not blocks:
+        return "FALSE"
+    conditions = [row_condition(b.predicates) for b in blocks]
+    return None if any(c is None for c in conditions) else exp.or_(*conditions).sql("duckdb")
+
+
+def _cells(
     connection: DuckDBPyConnection, table: str, columns: dict[str, str], blocks: list[ResourceBlock]
 ) -> tuple[int, int, int]:
-    """Change the cells of ``table`` outside ``blocks``; returns (block, column-only, table-level) cell counts."""
+    """Cells granted by (resource blocks, column-only privileges, table-level privileges)."""
     total = connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-    if not blocks:
-        _update(connection, table, {c: _changed(c, t) for c, t in columns.items()}, None)
-        return 0, 0, total * len(columns)
-    covered = sorted({c for b in blocks for c in b.covered_columns})
-    conditions = [row_condition(b.predicates) for b in blocks]
-    inside = None if any(c is None for c in conditions) else exp.or_(*conditions)
-    inside_rows = total
+    covered = {c for b in blocks for c in b.covered_columns}
+    inside = _inside(blocks)
+    rows = (
+        total
+        if inside is None
+        else connection.execute(f"SELECT count(*) FROM {table} WHERE {inside}").fetchone()[0]
+    )
+    return rows * len(covered), total * len(covered), total * len(columns)
+
+
+def _perturb(
+    connection: DuckDBPyConnection, table: str, columns: dict[str, str], blocks: list[ResourceBlock]
+) -> None:
+    """Change every cell of ``table`` outside ``blocks``; rows outside stay outside."""
+    inside = _inside(blocks)
     if inside is not None:
-        inside_sql = inside.sql("duckdb")
-        inside_rows = connection.execute(f"SELECT count(*) FROM {table} WHERE {inside_sql}").fetchone()[0]
-        keep_null = {p.column for b in blocks for p in b.predicates if p.op == "IS NULL"}
+        keep = {p.column for b in blocks for p in b.predicates if p.op == "IS NULL"}
         tested = {p.column for b in blocks for p in b.predicates}
         outside_values = {
-            c: ("NULL" if c in tested else _changed(c, t)) for c, t in columns.items() if c not in keep_null
+            c: ("NULL" if c in tested else _changed(c, t)) for c, t in columns.items() if c not in keep
         }
-        _update(connection, table, outside_values, f"({inside_sql}) IS NOT TRUE")
+        _update(connection, table, outside_values, f"({inside}) IS NOT TRUE")
+    covered = {c for b in blocks for c in b.covered_columns}
     inside_values = {c: _changed(c, t) for c, t in columns.items() if c not in covered}
-    _update(connection, table, inside_values, None if inside is None else f"({inside.sql('duckdb')}) IS TRUE")
-    return inside_rows * len(covered), total * len(covered), total * len(columns)
+    _update(connection, table, inside_values, None if inside is None else f"({inside}) IS TRUE")
+
+
+def _delete_outside(
+    connection: DuckDBPyConnection, table: str, columns: dict[str, str], blocks: list[ResourceBlock]
+) -> None:
+    """Delete every row of ``table`` outside ``blocks``."""
+    inside = _inside(blocks)
+    if inside is not None:
+        connection.execute(f"DELETE FROM {table} WHERE ({inside}) IS NOT TRUE")
 
 
 def _update(connection: DuckDBPyConnection, table: str, values: dict[str, str], where: str | None) -> None:

@@ -192,4 +192,3 @@ def parse_rows(text: str | None, where: str = "rows") -> tuple[Predicate, ...]:
             hint="use =, !=, <, <=, >, >=, IN (...), BETWEEN, LIKE, IS [NOT] NULL with constants",
         )
     return tuple(Predicate("", p.column, p.op, p.value) for p in block.predicates)
-

@@ -1,9 +1,10 @@
-"""One traced query for the security features: the SQL passes up to scopes and column tracing, failing closed.
+"""Traced queries for the security features: the SQL passes and a column tracer per query, failing closed.
 
 Permission extraction and masking both need the qualified query tree, its sqlglot scope tree and a
 :class:`~lineage_platform.sql.tracer.Tracer` over it. This module runs the project's SQL pipeline
-(:data:`lineage_platform.sql.PASSES`) on one statement and refuses anything that could not be traced
-completely: a security decision on a partial trace would be a silent leak.
+(:data:`lineage_platform.sql.PASSES`) on a statement, or on each statement of a script with its session,
+and refuses anything that could not be traced completely: a security decision on a partial trace would
+be a silent leak.
 """
 
 from __future__ import annotations
@@ -14,15 +15,19 @@ from typing import Any
 
 from lineage_platform.errors import SecurityError
 from lineage_platform.sql.analysis import QueryUnit, StatementAnalysis
-from lineage_platform.sql.extractor import new_analysis, run_passes
+from lineage_platform.sql.extractor import run_passes
 from lineage_platform.sql.function_rules import merge_rules
-from lineage_platform.sql.parsing import StatementParseError
+from lineage_platform.sql.parsing import StatementParseError, parse_statement
+from lineage_platform.sql.script import split_statements, substitute_variables
+from lineage_platform.sql.session import Session
 from lineage_platform.sql.tracer import Tracer
 
 QUERY_OPERATIONS = frozenset(
     {"SELECT", "INSERT", "INSERT_OVERWRITE", "CREATE_AS_SELECT", "CREATE_VIEW", "MERGE"}
 )
 """Statements whose reads can be checked: a query, alone or feeding a write."""
+SESSION_OPERATIONS = frozenset({"USE", "SET"})
+"""Statements that only change what later statements of a script see."""
 
 
 @dataclass
@@ -50,29 +55,68 @@ def trace_query(
     >>> traced.analysis.operation, traced.units[0].query.sql()
     ('SELECT', 'SELECT a AS a FROM db.t AS t WHERE b = 1')
     """
+    session = Session.start(schema, dialect, default_db, None)
+    return _checked(_analyse(sql.strip().rstrip(";"), session, 0))
+
+
+def trace_script(
+    sql: str,
+    schema: Mapping[str, Any] | None = None,
+    dialect: str = "hive",
+    default_db: str | None = None,
+    variables: Mapping[str, str] | None = None,
+) -> list[TracedQuery]:
+    """Every query statement of a script, traced in order with what earlier statements tell later ones.
+
+    ``USE``, ``SET`` (variables) and views defined earlier apply to later statements, as in Hive. Any other
+    statement without a query (DROP, ALTER, LOAD, ...) is refused: its privileges are not modelled here.
+
+    >>> [t.analysis.operation for t in trace_script("USE db; SELECT a FROM t")]
+    ['SELECT']
+    """
+    session = Session.start(schema, dialect, default_db, variables)
+    traced = []
+    for index, statement in enumerate(split_statements(sql)):
+        analysis = _analyse(substitute_variables(statement.text, session.variables), session, index)
+        session.apply(analysis.effect)
+        if analysis.operation not in SESSION_OPERATIONS:
+            traced.append(_checked(analysis))
+    if not traced:
+        raise SecurityError("denied: the script has no query to check", hint="pass at least one query")
+    return traced
+
+
+def _analyse(text: str, session: Session, index: int) -> StatementAnalysis:
+    """Parse and run the SQL passes on one statement; failures become denials naming the statement."""
+    where = f"statement {index + 1}"
     try:
-        analysis = new_analysis(sql.strip().rstrip(";"), schema, dialect, default_db)
+        expression = parse_statement(text, session.dialect)
     except StatementParseError as error:
         raise SecurityError(
-            f"denied: the statement does not parse ({error.message} at line {error.line}, column {error.column})",
-            hint=f"fix the SQL or pick the right --dialect (now {dialect})",
+            f"denied: {where} does not parse ({error.message} at line {error.line}, column {error.column})",
+            hint=f"fix the SQL or pick the right --dialect (now {session.dialect})",
         ) from error
     try:
-        analysis = run_passes(analysis)
+        return run_passes(StatementAnalysis(index, text, expression, session))
     except Exception as error:  # sqlglot raises many types; any of them means "not traceable"
         raise SecurityError(
-            f"denied: the statement could not be traced ({type(error).__name__}: {error})",
+            f"denied: {where} could not be traced ({type(error).__name__}: {error})",
             hint="simplify the statement or report it with the SQL attached",
         ) from error
+
+
+def _checked(analysis: StatementAnalysis) -> TracedQuery:
+    """The analysis with one tracer per unit, when it is a query traced without any issue."""
+    where = f"statement {analysis.index + 1}"
     if analysis.operation not in QUERY_OPERATIONS or not analysis.units:
         raise SecurityError(
-            f"denied: {analysis.operation} statements read no query that could be checked",
-            hint="pass one SELECT, INSERT ... SELECT, CREATE TABLE ... AS SELECT, CREATE VIEW or MERGE statement",
+            f"denied: {where} ({analysis.operation}) reads no query that could be checked",
+            hint="pass SELECT, INSERT ... SELECT, CREATE TABLE ... AS SELECT, CREATE VIEW or MERGE statements",
         )
     if analysis.issues:
         reasons = "; ".join(issue.message for issue in analysis.issues)
         raise SecurityError(
-            f"denied: the statement cannot be fully traced: {reasons}",
+            f"denied: {where} cannot be fully traced: {reasons}",
             hint="pass the table schemas (--schema) and qualify ambiguous columns",
         )
     rules = merge_rules(None)
@@ -80,7 +124,7 @@ def trace_query(
     for unit in analysis.units:
         if unit.scope is None:
             raise SecurityError(
-                "denied: the query's scopes could not be analysed", hint="simplify the statement"
+                f"denied: the scopes of {where} could not be analysed", hint="simplify the statement"
             )
         tracers.append(Tracer(unit.scope, rules, _refuse, analysis.session.columns_of))
     return TracedQuery(analysis, tracers)

@@ -79,6 +79,23 @@ SAMPLE_QUERIES: tuple[str, ...] = (
     "SELECT count(*) FROM (SELECT region, name FROM sales.customers UNION SELECT status, dt FROM sales.orders) u",
     "SELECT count(*) FROM (SELECT region, name FROM sales.customers INTERSECT "
     "SELECT region, name FROM sales.customers WHERE id > 5) u",
+    "WITH c AS (SELECT id, name, region FROM sales.customers) SELECT name FROM c WHERE region = 'EU'",
+    "SELECT * FROM (SELECT region, count(*) AS n FROM sales.customers GROUP BY region) g WHERE g.region = 'EU'",
+    "SELECT * FROM (SELECT region, count(*) AS n FROM sales.customers GROUP BY region) g WHERE g.n > 10",
+    "SELECT * FROM (SELECT region, count(*) AS n FROM sales.customers GROUP BY ROLLUP (region)) g "
+    "WHERE g.region IS NULL",
+    "WITH c AS (SELECT id, region FROM sales.customers) "
+    "SELECT a.id FROM c a JOIN c b ON a.id = b.id + 1 WHERE a.region = 'EU'",
+    "SELECT * FROM (SELECT region AS k, id FROM sales.customers UNION ALL SELECT status, id FROM sales.orders) u "
+    "WHERE u.k = 'EU'",
+    "SELECT * FROM (SELECT c.id, o.status FROM sales.customers c LEFT JOIN sales.orders o "
+    "ON c.id = o.customer_id) j WHERE j.status IS NULL",
+    "SELECT c.id, d.amount FROM sales.customers c LEFT JOIN (SELECT customer_id, amount, status "
+    "FROM sales.orders) d ON c.id = d.customer_id AND d.status = 'paid'",
+    "SELECT * FROM (SELECT customer_id, sum(amount) OVER (PARTITION BY status) AS s FROM sales.orders) w "
+    "WHERE w.customer_id = 7",
+    "SELECT * FROM (SELECT customer_id, lag(amount) OVER (ORDER BY id) AS prev FROM sales.orders) w "
+    "WHERE w.customer_id = 7",
 )
 """Hive queries over the sample warehouse covering the constructs permission extraction must handle."""
 

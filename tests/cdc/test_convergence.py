@@ -4,6 +4,10 @@ always ends up holding exactly the graph."""
 from __future__ import annotations
 
 import random
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +16,7 @@ from lineage_platform.cdc.checkpoint import RelayCheckpoint
 from lineage_platform.cdc.content import GraphContent
 from lineage_platform.cdc.errors import ChangeCaptureError, SchemaVersionError
 from lineage_platform.cdc.log_capture import LogCapture
+from lineage_platform.cdc.mirror import SqliteMirror
 from lineage_platform.cdc.relay import Relay
 from lineage_platform.cdc.service import log_relay, mirror_subscriber
 from tests.cdc.workload import open_store, run_workload
@@ -93,3 +98,41 @@ def test_a_missing_topic_or_snapshot_is_explained(kafka_broker: str, tmp_path: P
     topic = new_topic(kafka_broker, "cdc-empty")
     with pytest.raises(ChangeCaptureError, match="no snapshot yet"):
         mirror_subscriber(tmp_path / "m2.db", kafka_broker, topic)
+
+
+def _lineage(*args: str) -> list[str]:
+    return [str(Path(sys.executable).with_name("lineage")), "cdc", *args]
+
+
+def test_mirror_converges_when_the_relay_and_mirror_processes_are_killed(
+    kafka_broker: str, tmp_path: Path
+) -> None:
+    rng = random.Random(5)
+    store = tmp_path / "store"
+    topic = new_topic(kafka_broker, "cdc-kill", partitions=2)
+    common = ["--bootstrap-servers", kafka_broker, "--topic", topic]
+    relay_args = _lineage(
+        "relay", "--store", str(store), "--checkpoint", str(tmp_path / "relay.json"), *common
+    )
+    mirror_args = _lineage("mirror", "--mirror", str(tmp_path / "mirror.db"), "--store", str(store), *common)
+    graph, g = open_store(store)
+    run_workload(g, rng, 40)
+    processes = [subprocess.Popen(relay_args), subprocess.Popen(mirror_args)]
+    try:
+        for _round in range(3):
+            run_workload(g, rng, 80)
+            time.sleep(rng.uniform(0.3, 1.0))
+            victim = rng.randrange(2)
+            processes[victim].send_signal(signal.SIGKILL)
+            processes[victim].wait()
+            processes[victim] = subprocess.Popen([relay_args, mirror_args][victim])
+    finally:
+        for process in processes:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+    run_workload(g, rng, 20)
+    subprocess.run([*relay_args, "--once"], check=True, timeout=60)
+    subprocess.run([*mirror_args, "--once"], check=True, timeout=60)
+    expected = GraphContent.from_state(graph.graph.export_state())
+    graph.close()
+    assert SqliteMirror(tmp_path / "mirror.db", topic).content().differences(expected) == {}

@@ -20,8 +20,16 @@ from tests.kafka_broker import committed, new_topic, produce, read_topic
 pytestmark = [pytest.mark.slow, pytest.mark.broker]
 
 
-def collect(bootstrap: str, topic: str, g: object, group: str, dead_letters: str | None = None) -> object:
+def collect(
+    bootstrap: str,
+    topic: str,
+    g: object,
+    group: str,
+    dead_letters: str | None = None,
+    split_timeout: float = 300,
+) -> object:
     options = CollectorOptions(
+        split_timeout=split_timeout,
         bootstrap_servers=bootstrap,
         topics=(topic,),
         group_id=group,
@@ -95,6 +103,24 @@ def test_commit_stops_before_an_incomplete_split_message(kafka_broker: str) -> N
     assert (stats.records, stats.pending_parts) == (4, 0)
     assert committed(kafka_broker, "split", topic) == [5]
     assert {"sales.daily", "a.one", "a.two"} <= names(g, "table")
+
+
+def test_split_message_missing_a_part_is_given_up_after_the_split_timeout(kafka_broker: str) -> None:
+    topic, dead_letters = new_topic(kafka_broker, "atlas"), new_topic(kafka_broker, "dead")
+    first, second, _ = split(envelope(ctas_notification()), 3, compress=True)
+    event = json.dumps(query_event("INSERT INTO a.three SELECT x FROM a.src")).encode()
+    produce(kafka_broker, topic, [bytes_of(first), event, bytes_of(second)])
+    g = connect("memory:")
+
+    stats = collect(kafka_broker, topic, g, "give-up", dead_letters, split_timeout=0.5)
+
+    assert (stats.applied, stats.dead_lettered, stats.pending_parts) == (1, 2, 0)
+    assert committed(kafka_broker, "give-up", topic) == [3]
+    letters = read_topic(kafka_broker, dead_letters)
+    assert [letter.value for letter in letters] == [bytes_of(first), bytes_of(second)]
+    assert (
+        "incomplete split Atlas message b5a9_3: 2 of 3 parts" in dict(letters[0].headers)["reason"].decode()
+    )
 
 
 def test_export_collected_from_three_partitions_rebuilds_the_same_graph(kafka_broker: str) -> None:

@@ -6,13 +6,14 @@ import base64
 import copy
 import gzip
 import json
+import time
 from typing import Any
 
 import pytest
 
 from lineage_platform.errors import IngestError
 from lineage_platform.ingest.events import EventDecoder
-from lineage_platform.ingest.events.atlas import SplitAssembler
+from lineage_platform.ingest.events.atlas import AbandonedSplit, SplitAssembler
 from lineage_platform.model import ColumnEdge, RunInfo
 
 CLUSTER = "primary"
@@ -289,3 +290,12 @@ def test_partial_update_with_one_process() -> None:
     [(statement, _)] = EventDecoder().decode(bytes_of(envelope(update)), ("ATLAS_HOOK", 0, 1)).items
     assert [d.name for d in statement.outputs] == ["sales.daily"]
     assert statement.column_edges == ()
+
+
+def test_incomplete_split_messages_can_be_given_up() -> None:
+    assembler = SplitAssembler()
+    first, _ = split(envelope(ctas_notification()), 2, compress=True)
+    assert assembler.add(first, ("ATLAS_HOOK", 1, 9)) is None
+    assert assembler.expire(time.monotonic() - 60) == []  # still young
+    assert assembler.expire(time.monotonic() + 1) == [AbandonedSplit("b5a9_3", 1, 2, (("ATLAS_HOOK", 1, 9),))]
+    assert list(assembler.pending()) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import json
 
 import pytest
@@ -115,3 +116,28 @@ def test_lineage_event_touching_an_undeclared_table_is_rejected() -> None:
     event["statements"][0]["column_edges"].append({"source": "db.elsewhere.x", "target": "db.o.a"})
     with pytest.raises(IngestError, match=r"db\.elsewhere\.x.*not among the statement's inputs"):
         decode(event)
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ({"index": "first"}, "malformed event: ValueError"),
+        (
+            {"inputs": [{"name": "db.t", "kind": "lake"}]},
+            r"statements\[0\].inputs\[0\].kind 'lake' is unknown",
+        ),
+        ({"column_edges": [{"source": "db.t.a", "target": "db.o.a", "strength": "huge"}]}, "strength 'huge'"),
+    ],
+)
+def test_malformed_statements_are_rejected(change: dict, reason: str) -> None:
+    event = lineage_event(extract_lineage("INSERT INTO db.o SELECT a FROM db.t"))
+    event["statements"][0].update(change)
+    with pytest.raises(IngestError, match=reason):
+        decode(event)
+
+
+def test_docstring_examples_run() -> None:
+    from lineage_platform.ingest.events import native, openlineage
+
+    for module in (native, openlineage):
+        assert doctest.testmod(module).failed == 0

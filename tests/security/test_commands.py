@@ -43,11 +43,33 @@ def test_extract_prints_blocks_as_json(capsys) -> None:
 
 def test_check_allows_and_denies(files, capsys) -> None:
     policy, schema = files
-    allowed = invoke(["perms", "check", "--user", "ann", "--policy", policy, "--schema", schema,
-                      "SELECT name FROM sales.customers WHERE region = 'EU'"])  # fmt: skip
+    allowed = invoke(
+        [
+            "perms",
+            "check",
+            "--user",
+            "ann",
+            "--policy",
+            policy,
+            "--schema",
+            schema,
+            "SELECT name FROM sales.customers WHERE region = 'EU'",
+        ]
+    )
     assert allowed.success and json.loads(capsys.readouterr().out)["decision"] == "allow"
-    denied = invoke(["perms", "check", "--user", "ann", "--policy", policy, "--schema", schema,
-                     "SELECT ssn FROM sales.customers"])  # fmt: skip
+    denied = invoke(
+        [
+            "perms",
+            "check",
+            "--user",
+            "ann",
+            "--policy",
+            policy,
+            "--schema",
+            schema,
+            "SELECT ssn FROM sales.customers",
+        ]
+    )
     assert not denied.success
     decision = json.loads(capsys.readouterr().out)
     assert decision["missing"][0]["request"] == "SELECT (ssn) ON sales.customers"
@@ -56,11 +78,23 @@ def test_check_allows_and_denies(files, capsys) -> None:
 def test_mask_prints_rewritten_sql(files, capsys) -> None:
     policy, schema = files
     for mode, expected in (
-        ("after", "MASK_SHOW_LAST_N(customers.ssn, 4) AS ssn"),
+        ("after", "MASK_SHOW_LAST_N(customers.ssn, 4) AS `ssn`"),
         ("before", "FROM (SELECT"),
     ):
-        result = invoke(["mask", "--user", "ann", "--policy", policy, "--schema", schema, "--mode", mode,
-                         "SELECT ssn FROM sales.customers"])  # fmt: skip
+        result = invoke(
+            [
+                "mask",
+                "--user",
+                "ann",
+                "--policy",
+                policy,
+                "--schema",
+                schema,
+                "--mode",
+                mode,
+                "SELECT ssn FROM sales.customers",
+            ]
+        )
         assert result.success and expected in capsys.readouterr().out
     assert invoke(["mask", "--user", "sec", "--policy", policy, "SELECT ssn FROM sales.customers"]).success
     assert capsys.readouterr().out.strip() == "SELECT ssn FROM sales.customers"

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 
+import duckdb
 import pytest
 
 from lineage_platform.errors import SecurityError
-from lineage_platform.security.duckdb_masks import to_duckdb
+from lineage_platform.security.duckdb_masks import install_mask_functions, to_duckdb
 from lineage_platform.security.masking import mask_query
 from lineage_platform.security.masking_rules import MaskingPolicy, MaskRule
 from lineage_platform.security.sample_warehouse import SAMPLE_SCHEMA
@@ -77,7 +78,7 @@ def test_no_sensitive_plaintext_reaches_the_output(warehouse, name: str, mode: s
     sql = ATTACKS[name]
     if name not in INFERENCE_ONLY:
         assert _leaks(warehouse, sql), f"attack {name!r} should leak without masking (test data check)"
-    rewritten = mask_query(sql, "ann", ANALYST, POLICY, mode, schema=SAMPLE_SCHEMA).sql
+    rewritten = mask_query(sql, ANALYST, POLICY, mode, schema=SAMPLE_SCHEMA).sql
     assert rewritten != sql
     assert _leaks(warehouse, rewritten) == []
 
@@ -85,7 +86,6 @@ def test_no_sensitive_plaintext_reaches_the_output(warehouse, name: str, mode: s
 def test_after_mode_wraps_only_outputs_fed_by_sensitive_columns() -> None:
     masked = mask_query(
         "SELECT c.name, o.amount, c.ssn FROM sales.customers c JOIN sales.orders o ON c.ssn = o.status",
-        "ann",
         ANALYST,
         POLICY,
         "after",
@@ -99,8 +99,8 @@ def test_a_filter_on_the_sensitive_column_is_inference_only_after_and_stopped_be
     sql = "SELECT name FROM sales.customers WHERE ssn LIKE '1%'"
     truth = warehouse.execute(to_duckdb(sql)).fetchall()
     assert truth
-    after = mask_query(sql, "ann", ANALYST, POLICY, "after", schema=SAMPLE_SCHEMA).sql
-    before = mask_query(sql, "ann", ANALYST, POLICY, "before", schema=SAMPLE_SCHEMA).sql
+    after = mask_query(sql, ANALYST, POLICY, "after", schema=SAMPLE_SCHEMA).sql
+    before = mask_query(sql, ANALYST, POLICY, "before", schema=SAMPLE_SCHEMA).sql
     assert warehouse.execute(to_duckdb(after)).fetchall() == truth  # rows reveal the first digit
     assert warehouse.execute(to_duckdb(before)).fetchall() == []  # the filter sees 'nnn-nn-1234'
 
@@ -108,10 +108,10 @@ def test_a_filter_on_the_sensitive_column_is_inference_only_after_and_stopped_be
 def test_rebuilding_the_value_character_by_character(warehouse) -> None:
     sql = "SELECT substr(ssn, {k}, 1) AS ch, count(*) AS n FROM sales.customers GROUP BY substr(ssn, {k}, 1)"
     for k in range(1, 7):
-        before = mask_query(sql.format(k=k), "ann", ANALYST, POLICY, "before", schema=SAMPLE_SCHEMA).sql
+        before = mask_query(sql.format(k=k), ANALYST, POLICY, "before", schema=SAMPLE_SCHEMA).sql
         characters = {row[0] for row in warehouse.execute(to_duckdb(before)).fetchall()}
         assert characters <= {"n", "-"}
-        after = mask_query(sql.format(k=k), "ann", ANALYST, POLICY, "after", schema=SAMPLE_SCHEMA).sql
+        after = mask_query(sql.format(k=k), ANALYST, POLICY, "after", schema=SAMPLE_SCHEMA).sql
         hashed = {row[0] for row in warehouse.execute(to_duckdb(after)).fetchall()}
         assert all(
             len(value) == 64 for value in hashed
@@ -119,9 +119,7 @@ def test_rebuilding_the_value_character_by_character(warehouse) -> None:
 
 
 def test_year_only_dates(warehouse) -> None:
-    sql = mask_query(
-        "SELECT birth FROM sales.customers", "ann", ANALYST, POLICY, "before", schema=SAMPLE_SCHEMA
-    ).sql
+    sql = mask_query("SELECT birth FROM sales.customers", ANALYST, POLICY, "before", schema=SAMPLE_SCHEMA).sql
     dates = [row[0] for row in warehouse.execute(to_duckdb(sql)).fetchall()]
     assert dates and all((d.month, d.day) == (1, 1) for d in dates)
 
@@ -133,9 +131,7 @@ def test_custom_and_nullify_rules_run(warehouse) -> None:
             "sales.customers.email": MaskRule("nullify"),
         }
     )
-    sql = mask_query(
-        "SELECT ssn, email FROM sales.customers", "ann", ANALYST, policy, "after", schema=SAMPLE_SCHEMA
-    )
+    sql = mask_query("SELECT ssn, email FROM sales.customers", ANALYST, policy, "after", schema=SAMPLE_SCHEMA)
     rows = warehouse.execute(to_duckdb(sql.sql)).fetchall()
     assert all(ssn.startswith("***") and len(ssn) == 5 and email is None for ssn, email in rows)
 
@@ -143,7 +139,7 @@ def test_custom_and_nullify_rules_run(warehouse) -> None:
 def test_unmasked_principals_get_the_query_unchanged() -> None:
     policy = MaskingPolicy(POLICY.column_rules, unmasked=frozenset({"role:security"}))
     sql = "SELECT ssn FROM sales.customers"
-    assert mask_query(sql, "sam", {"user:sam", "role:security"}, policy, "after").sql == sql
+    assert mask_query(sql, {"user:sam", "role:security"}, policy, "after").sql == sql
 
 
 @pytest.mark.parametrize(
@@ -156,16 +152,29 @@ def test_unmasked_principals_get_the_query_unchanged() -> None:
 )
 def test_rewrite_failures_deny_instead_of_returning_the_original(sql: str) -> None:
     with pytest.raises(SecurityError, match=r"denied|masking rewrites"):
-        mask_query(sql, "ann", ANALYST, POLICY, "after", schema=SAMPLE_SCHEMA)
+        mask_query(sql, ANALYST, POLICY, "after", schema=SAMPLE_SCHEMA)
 
 
 def test_before_mode_needs_the_schema_of_sensitive_tables() -> None:
     with pytest.raises(SecurityError, match="schema is unknown"):
-        mask_query("SELECT ssn FROM sales.customers", "ann", ANALYST, POLICY, "before")
+        mask_query("SELECT ssn FROM sales.customers", ANALYST, POLICY, "before")
 
 
 def test_a_udf_no_rule_knows_is_still_traced_and_wrapped() -> None:
     sql = "SELECT my_decode(reflect('java.lang.String', 'valueOf', ssn)) AS v, name FROM sales.customers"
-    masked = mask_query(sql, "ann", ANALYST, POLICY, "after", schema=SAMPLE_SCHEMA)
+    masked = mask_query(sql, ANALYST, POLICY, "after", schema=SAMPLE_SCHEMA)
     assert masked.masked == (("v", "hash"),)  # show_last on an unknown expression is raised to hash
     assert "MASK_HASH(MY_DECODE(" in masked.sql.upper()
+
+
+@pytest.mark.parametrize("mode", ["before", "after"])
+def test_reserved_word_columns_stay_quoted(mode: str) -> None:
+    connection = duckdb.connect()
+    install_mask_functions(connection)
+    connection.execute('CREATE SCHEMA db; CREATE TABLE db.t ("date" DATE, "order" VARCHAR, ssn VARCHAR)')
+    connection.execute("INSERT INTO db.t VALUES (DATE '1990-05-17', 'o1', '123-45-6789')")
+    schema = {"db": {"t": {"date": "date", "order": "string", "ssn": "string"}}}
+    policy = MaskingPolicy({"db.t.date": MaskRule("year"), "db.t.ssn": MaskRule("hash")})
+    sql = mask_query("SELECT `date`, `order`, ssn FROM db.t", ANALYST, policy, mode, schema=schema).sql
+    [(day, order, ssn)] = connection.execute(to_duckdb(sql)).fetchall()
+    assert (str(day), order, len(ssn)) == ("1990-01-01", "o1", 64)

@@ -42,7 +42,6 @@ def test_a_propagated_label_masks_the_derived_table_on_duckdb(g, warehouse) -> N
     for mode in ("before", "after"):
         sql = mask_query(
             "SELECT c.mail, c.region FROM sales.contacts c WHERE c.id < 10",
-            "ann",
             {"user:ann"},
             POLICY,
             mode,

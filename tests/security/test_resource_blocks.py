@@ -43,6 +43,36 @@ def test_a_table_read_twice_gets_one_block_per_restriction() -> None:
     assert _blocks(sql) == {"sales.orders": [(("id",), "amount > 10"), (("id",), "status = 'paid'")]}
 
 
+@pytest.mark.parametrize(
+    "sql, rows",
+    [
+        (
+            "WITH c AS (SELECT id, region FROM sales.customers) SELECT id FROM c WHERE region = 'EU'",
+            "region = 'EU'",
+        ),
+        (
+            "SELECT * FROM (SELECT region, count(*) AS n FROM sales.customers GROUP BY region) g WHERE region = 'EU'",
+            "region = 'EU'",
+        ),
+        # the filter cannot move below LIMIT, a window function, or into a CTE another reader shares
+        ("SELECT * FROM (SELECT id, region FROM sales.customers LIMIT 5) s WHERE region = 'EU'", "all rows"),
+        (
+            "SELECT * FROM (SELECT region, row_number() OVER (ORDER BY id) AS rn FROM sales.customers) s "
+            "WHERE region = 'EU'",
+            "all rows",
+        ),
+        (
+            "WITH c AS (SELECT id, region FROM sales.customers) "
+            "SELECT a.id FROM c a JOIN c b ON a.id = b.id WHERE a.region = 'EU'",
+            "all rows",
+        ),
+    ],
+)
+def test_filters_move_through_derived_tables_only_when_that_keeps_the_result(sql: str, rows: str) -> None:
+    [(_, found)] = _blocks(sql)["sales.customers"]
+    assert found == rows
+
+
 def test_column_to_column_comparisons_and_expressions_are_columns_not_predicates() -> None:
     sql = "SELECT id FROM sales.orders WHERE amount > customer_id AND upper(status) = 'PAID'"
     assert _blocks(sql) == {"sales.orders": [(("amount", "customer_id", "id", "status"), "all rows")]}
@@ -80,7 +110,7 @@ def test_json_shape() -> None:
         ("SELECT name FROM sales.customers WHERE", "does not parse"),
         ("SELECT nosuch FROM sales.customers", "cannot be fully traced"),
         ("SELECT name FROM sales.customers c JOIN sales.orders o ON c.id = o.customer_id", None),
-        ("DROP TABLE sales.customers", "read no query"),
+        ("DROP TABLE sales.customers", "reads no query"),
     ],
 )
 def test_untraceable_statements_are_denied_with_the_reason(sql: str, reason: str | None) -> None:
@@ -91,3 +121,25 @@ def test_untraceable_statements_are_denied_with_the_reason(sql: str, reason: str
         return
     with pytest.raises(SecurityError, match=reason):
         extract_resource_blocks(sql, SAMPLE_SCHEMA)
+
+
+def test_a_script_is_read_with_its_session_use_variables_and_views() -> None:
+    script = """
+        USE sales;
+        SET hivevar:day=2024-01-03;
+        CREATE TEMPORARY VIEW paid AS SELECT customer_id, amount FROM orders WHERE status = 'paid';
+        INSERT OVERWRITE TABLE sales.daily
+        SELECT c.name, p.amount FROM paid p JOIN customers c ON c.id = p.customer_id WHERE c.region = '${day}'
+    """
+    request = extract_resource_blocks(script, SAMPLE_SCHEMA)
+    assert request.operations == ("CREATE_VIEW", "INSERT_OVERWRITE")
+    assert request.writes == ("sales.daily",)
+    assert [(b.table, b.columns, describe_rows(b.predicates)) for b in request.blocks] == [
+        ("sales.customers", ("id", "name"), "region = '2024-01-03'"),
+        ("sales.orders", ("amount", "customer_id"), "status = 'paid'"),
+    ]
+
+
+def test_a_script_with_a_statement_whose_privileges_are_not_modelled_is_denied() -> None:
+    with pytest.raises(SecurityError, match=r"statement 2 \(DROP\)"):
+        extract_resource_blocks("SELECT id FROM sales.orders; DROP TABLE sales.orders", SAMPLE_SCHEMA)

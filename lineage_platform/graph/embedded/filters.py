@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -443,5 +444,52 @@ def compile_none(call: StepCall, c: Compiler) -> StepFn:
             pass
         return
         yield
+
+    return run
+
+
+@step("any", "all")
+def compile_any_all(call: StepCall, c: Compiler) -> StepFn:
+    """any(P) / all(P): keep lists (or other collections) where some / every item passes the predicate."""
+    test = compile_predicate(call.args[0])
+    combine = any if call.name == "any" else all
+
+    def keep(t: Trav) -> bool:
+        obj = t.obj
+        if not isinstance(obj, (list, tuple, set, frozenset)):
+            return False
+        return combine(test(item) for item in obj) if obj or call.name == "any" else True
+
+    return lambda travs: (t for t in travs if keep(t))
+
+
+@step("coin")
+def compile_coin(call: StepCall, c: Compiler) -> StepFn:
+    """coin(p): keep each traverser with probability p."""
+    probability = call.args[0]
+    if isinstance(probability, bool) or not isinstance(probability, (int, float)):
+        raise TraversalError(f"coin() needs a probability, got {probability!r}", hint="write coin(0.5)")
+    return lambda travs: (t for t in travs if random.random() < probability)
+
+
+@step("sample")
+def compile_sample(call: StepCall, c: Compiler) -> StepFn:
+    """sample([Scope.local,] n): n traversers (or collection items) picked at random."""
+    args = [a for a in call.args if not isinstance(a, Scope)]
+    local = bool(call.args) and call.args[0] == Scope.local
+    n = _int_arg(args[0], "sample", "count")
+    if local:
+
+        def sample_local(t: Trav) -> Trav:
+            items = _local_items(t.obj)
+            if items is None:
+                return t
+            return t.replace(_rebuild(t.obj, random.sample(items, min(n, len(items)))))
+
+        return lambda travs: (sample_local(t) for t in travs)
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        expanded = [t.with_bulk(1) for t in travs for _ in range(t.bulk)]
+        yield from random.sample(expanded, min(n, len(expanded)))
 
     return run

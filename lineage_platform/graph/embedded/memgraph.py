@@ -482,10 +482,18 @@ class MemGraph:
             if bucket is None:
                 bucket = by_label[label] = {}
             bucket[vid] = v
+        indexes = self.indexes
         for vid, vpid, key, value, meta in vprops:
-            vp = VertexPropRec(vpid, key, value, by_id[vid])
+            v = by_id[vid]
+            vp = VertexPropRec(vpid, key, value, v)
             vp.meta = meta
-            self._link_vp(vp)
+            values = v.props.get(key)
+            if values is None:
+                v.props[key] = [vp]
+            else:
+                values.append(vp)
+            if key in indexes:
+                indexes[key].setdefault(index_key(value), {})[vid] = v
         all_edges = self.edges
         for eid, label, out_id, in_id, props in edges:
             e = EdgeRec(eid, label, by_id[out_id], by_id[in_id])

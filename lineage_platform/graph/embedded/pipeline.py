@@ -19,7 +19,9 @@ from lineage_platform.graph.embedded.memgraph import MemGraph
 from lineage_platform.graph.embedded.values import hash_key
 
 # Steps whose presence anywhere in a traversal switches path tracking on.
-PATH_STEPS = frozenset({"path", "simplePath", "cyclicPath", "select", "where", "match", "tree", "otherV"})
+# Steps that need every object a traverser passed through, and steps that only need the as-labelled ones.
+FULL_PATH_STEPS = frozenset({"path", "simplePath", "cyclicPath", "tree", "otherV"})
+LABEL_STEPS = frozenset({"select", "where", "match"})
 # Instructions that modify the step before them instead of being steps themselves.
 MODULATORS = frozenset({"by", "times", "until", "emit", "option", "with", "from", "to", "read", "write"})
 # Steps whose writes can invalidate adjacency/index iterators: navigation snapshots when any is present.
@@ -64,6 +66,13 @@ class PathNode:
         return [n.obj for n in self.entries() if label in n.labels]
 
 
+class LabelPath(PathNode):
+    """A path that keeps only the start and the as-labelled objects (enough for select/where, and traversers
+    that share it can still be merged into one bulk)."""
+
+    __slots__ = ()
+
+
 class Trav:
     """A traverser: the current object, its bulk, its path (None when paths are not tracked), loop counters, sack."""
 
@@ -81,7 +90,9 @@ class Trav:
     def split(self, obj: Any) -> Trav:
         """A traverser moved on to ``obj`` (extends the path when tracked)."""
         path = self.path
-        return Trav(obj, self.bulk, None if path is None else PathNode(path, obj), self.loops, self.sack)
+        if path is not None and type(path) is PathNode:
+            path = PathNode(path, obj)
+        return Trav(obj, self.bulk, path, self.loops, self.sack)
 
     def replace(self, obj: Any) -> Trav:
         """A traverser for ``obj`` that keeps the path as it is (filters, side-effects, branch results)."""
@@ -115,6 +126,7 @@ class StepCall:
     folded: list[StepCall] = field(default_factory=list)
     following: StepCall | None = None  # the next step of the same traversal (lets repeat() absorb a dedup())
     absorbed: bool = False  # set when the step before already guarantees this step's effect
+    starts_child: bool = False  # first step of a nested traversal (its input is already queued when it runs)
 
     def modulator_args(self, name: str) -> list[list[Any]]:
         """Argument lists of every modulator called ``name``, in order."""
@@ -243,17 +255,23 @@ def uses_steps(bytecode: Bytecode, names: frozenset[str]) -> bool:
     return False
 
 
-def needs_paths(bytecode: Bytecode) -> bool:
-    """True when the traversal (or a nested one) reads paths or as-labels (dedup/from/to with labels too)."""
+def path_mode(bytecode: Bytecode) -> str | None:
+    """"full" when the traversal (or a nested one) reads whole paths, "labels" when it only reads as-labels
+    (select, where, dedup/from/to with labels), else None."""
+    mode = None
     for name, *args in bytecode.step_instructions:
-        labelled = name in ("dedup", "from", "to") and any(isinstance(a, str) for a in args)
-        if name in PATH_STEPS or labelled:
-            return True
+        if name in FULL_PATH_STEPS:
+            return "full"
+        if name in LABEL_STEPS or (name in ("dedup", "from", "to") and any(isinstance(a, str) for a in args)):
+            mode = "labels"
         for arg in args:
             nested = as_bytecode(arg)
-            if nested is not None and needs_paths(nested):
-                return True
-    return False
+            if nested is not None:
+                inner = path_mode(nested)
+                if inner == "full":
+                    return "full"
+                mode = mode or inner
+    return mode
 
 
 class Pipeline:
@@ -293,12 +311,14 @@ class Compiler:
         self,
         graph: MemGraph,
         *,
-        track_paths: bool,
+        track_paths: str | None,
         mutating: bool,
         side_effects: dict[str, Any] | None = None,
     ) -> None:
         self.graph = graph
-        self.track_paths = track_paths
+        self.track_paths = track_paths is not None
+        self.label_paths_only = track_paths == "labels"
+        self._no_labels = LabelPath(None, None)  # shared by unlabelled traversers, so they can merge
         self.mutating = mutating
         self.side_effects: dict[str, Any] = side_effects if side_effects is not None else {}
         self.sack_initial: Callable[[], Any] | None = None
@@ -318,6 +338,8 @@ class Compiler:
     def _compile(self, bytecode: Bytecode | list[StepCall], anonymous: bool) -> Pipeline:
         calls = group_steps(bytecode.step_instructions) if isinstance(bytecode, Bytecode) else bytecode
         calls = rewrite_connectives(calls, anonymous=anonymous)
+        if calls and anonymous:
+            calls[0].starts_child = True
         for call, after in itertools.pairwise(calls):
             call.following = after
         steps = []
@@ -347,11 +369,15 @@ class Compiler:
         """A fresh traverser for ``obj`` at the start of a traversal (also makes the root's SEED traverser)."""
         sack = self.sack_initial() if self.sack_initial is not None else None
         return Trav(
-            obj, bulk, PathNode(None, obj) if self.track_paths and obj is not SEED else None, (), sack
+            obj, bulk, self.new_path(obj) if self.track_paths and obj is not SEED else None, (), sack
         )
+
+    def new_path(self, obj: Any) -> PathNode:
+        """The path of a traverser that starts at ``obj``."""
+        return self._no_labels if self.label_paths_only else PathNode(None, obj)
 
     def spawn(self, t: Trav, obj: Any) -> Trav:
         """The traverser a start-capable step (V, E, inject, addV) emits: fresh at the root, a split mid-traversal."""
         if t.obj is SEED:
-            return Trav(obj, t.bulk, PathNode(None, obj) if self.track_paths else None, (), t.sack)
+            return Trav(obj, t.bulk, self.new_path(obj) if self.track_paths else None, (), t.sack)
         return t.split(obj)

@@ -201,7 +201,7 @@ def _distinct_walk(
         _require_vertex(t)
         if emit_start and t.obj not in seen:
             seen.add(t.obj)
-            yield Trav(t.obj if project is None else getattr(t.obj, project), 1, None, t.loops, t.sack)
+            yield Trav(t.obj if project is None else getattr(t.obj, project), 1, t.path, t.loops, t.sack)
         frontier: set[VertexRec] = {t.obj}
         depth = 0
         while frontier and (limit is None or depth < limit):
@@ -210,13 +210,13 @@ def _distinct_walk(
             frontier -= seen
             depth += 1
             seen |= frontier
-            loops, sack = t.loops, t.sack
+            path, loops, sack = t.path, t.loops, t.sack
             if project == "id":
-                yield from [Trav(v.id, 1, None, loops, sack) for v in frontier]
+                yield from [Trav(v.id, 1, path, loops, sack) for v in frontier]
             elif project == "label":
-                yield from [Trav(v.label, 1, None, loops, sack) for v in frontier]
+                yield from [Trav(v.label, 1, path, loops, sack) for v in frontier]
             else:
-                yield from [Trav(v, 1, None, loops, sack) for v in frontier]
+                yield from [Trav(v, 1, path, loops, sack) for v in frontier]
 
 
 def _navigation_walk(call: StepCall, body: Any, c: Compiler) -> StepFn | None:
@@ -226,7 +226,7 @@ def _navigation_walk(call: StepCall, body: Any, c: Compiler) -> StepFn | None:
     dedup() right after, vertices already reached are not walked again (breadth-first, so the first visit has
     the most hops left) and the dedup() is absorbed."""
     hops = _navigation_hops(body)
-    if hops is None or c.track_paths or c.sack_initial is not None:
+    if hops is None or (c.track_paths and not c.label_paths_only) or c.sack_initial is not None:
         return None
     limit: int | None = None
     until_first = emit_first = None
@@ -261,17 +261,17 @@ def _navigation_walk(call: StepCall, body: Any, c: Compiler) -> StepFn | None:
             depth = 0
             while frontier:
                 if until_first and limit is not None and depth >= limit:
-                    yield from (Trav(v, b, None, t.loops, t.sack) for v, b in frontier.items())
+                    yield from (Trav(v, b, t.path, t.loops, t.sack) for v, b in frontier.items())
                     break
                 if emit_first:
-                    yield from (Trav(v, b, None, t.loops, t.sack) for v, b in frontier.items())
+                    yield from (Trav(v, b, t.path, t.loops, t.sack) for v, b in frontier.items())
                 frontier = _advance(frontier, hops)
                 depth += 1
                 if until_first is False and limit is not None and depth >= limit:
-                    yield from (Trav(v, b, None, t.loops, t.sack) for v, b in frontier.items())
+                    yield from (Trav(v, b, t.path, t.loops, t.sack) for v, b in frontier.items())
                     break
                 if emit_first is False:
-                    yield from (Trav(v, b, None, t.loops, t.sack) for v, b in frontier.items())
+                    yield from (Trav(v, b, t.path, t.loops, t.sack) for v, b in frontier.items())
 
     return run
 
@@ -318,9 +318,11 @@ def compile_optional(call: StepCall, c: Compiler) -> StepFn:
     return run
 
 
-@step("choose")
+@step("choose", "branch")
 def compile_choose(call: StepCall, c: Compiler) -> StepFn:
-    """choose(test, then[, else]) or choose(choice).option(value, branch)...option(Pick.none, branch)."""
+    """choose(test, then[, else]) or choose(choice).option(value, branch)...option(Pick.none, branch);
+    branch(choice).option(...) takes every matching option, not only the first. As in TinkerPop, each branch runs
+    once over all the traversers that chose it (so a fold() or count() in a branch sees all of them)."""
     args = call.args
     if len(args) in (2, 3):
         nested = as_bytecode(args[0])
@@ -335,30 +337,46 @@ def compile_choose(call: StepCall, c: Compiler) -> StepFn:
 
         then = c.sub(args[1], "choose")
         otherwise = c.sub(args[2], "choose") if len(args) == 3 else Pipeline([])
-        return lambda travs: (r for t in travs for r in (then if test(t) else otherwise).run((t,)))
+        return _partitioned(lambda t: [then if test(t) else otherwise])
     choice = by_functions([args[:1]] if args else [[]], c, "choose")[0]
-    options = [(opt_args[0], c.sub(opt_args[1], "option")) for opt_args in call.modulator_args("option")]
-    none_branch = next((branch for key, branch in options if key == Pick.none), None)
-    keyed = [(key, branch) for key, branch in options if not isinstance(key, Pick)]
-    any_branch = [branch for key, branch in options if key == Pick.any_]
+    options = []
+    for key, branch in call.modulator_args("option"):
+        nested_key = as_bytecode(key)
+        matcher = None
+        if not isinstance(key, Pick):
+            matcher = _traversal_matcher(c.compile(nested_key)) if nested_key is not None else compile_predicate(key)
+        options.append((key, matcher, c.sub(branch, "option")))
+    none_branch = next((branch for key, _, branch in options if key == Pick.none), None)
+    any_branches = [branch for key, _, branch in options if key == Pick.any_]
+    keyed = [(matcher, branch) for _, matcher, branch in options if matcher is not None]
 
     def pick(t: Trav) -> list[Pipeline]:
         value = choice(t)
-        chosen = [
-            branch
-            for key, branch in keyed
-            if value is not NOTHING
-            and (
-                compile_predicate(key)(value)
-                if as_bytecode(key) is None
-                else c.compile(as_bytecode(key)).has_result(t.replace(value))
-            )
-        ]
+        chosen = [branch for matcher, branch in keyed if value is not NOTHING and matcher(value)]
         if not chosen and none_branch is not None:
             chosen = [none_branch]
-        return any_branch + chosen[:1]
+        return any_branches + (chosen if call.name == "branch" else chosen[:1])
 
-    return lambda travs: (r for t in travs for branch in pick(t) for r in branch.run((t,)))
+    return _partitioned(pick)
+
+
+def _traversal_matcher(pipeline: Pipeline) -> Callable[[Any], bool]:
+    """option(__.<traversal>, branch): the option matches when the traversal produces something from the value."""
+    return lambda value: pipeline.has_result(Trav(value))
+
+
+def _partitioned(pick: Callable[[Trav], list[Pipeline]]) -> StepFn:
+    """Send each traverser to the branches ``pick`` names, then run every branch once over its traversers."""
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        groups: dict[int, tuple[Pipeline, list[Trav]]] = {}
+        for t in travs:
+            for branch in pick(t):
+                groups.setdefault(id(branch), (branch, []))[1].append(t)
+        for branch, members in groups.values():
+            yield from branch.run(members)
+
+    return run
 
 
 @step("local")

@@ -30,7 +30,10 @@ def flatten_ids(args: Iterable[Any]) -> list[Any]:
 
 def lookup(table: dict[Any, Any], ident: Any) -> Any:
     """Find an element by id; numeric strings also match integer ids (as TinkerGraph's integer id manager does)."""
-    found = table.get(ident)
+    try:
+        found = table.get(ident)
+    except TypeError:  # an unhashable "id" (a list or map) names nothing
+        return None
     if found is None and isinstance(ident, str):
         try:
             found = table.get(int(ident))
@@ -125,6 +128,12 @@ def compile_inject(call: StepCall, c: Compiler) -> StepFn:
     """inject(values...): the values once, ahead of the incoming traversers."""
     values = [attach(v, c.graph) for v in call.args] if call.args != [None] else [None]
 
+    if call.starts_child:
+        # in a nested traversal the incoming traverser is queued before the injected values, as in TinkerPop
+        return lambda travs: (
+            r for t in travs for r in ([t] if t.obj is not SEED else []) + [c.spawn(t, v) for v in values]
+        )
+
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         injected = False
         for t in travs:
@@ -205,15 +214,15 @@ def _endpoint(value: Any, t: Trav, c: Compiler, step_name: str, which: str) -> V
             value = labelled[-1]
     else:
         value = evaluate_arg(value, t, c, step_name)
-    if isinstance(value, (Element,)) or (not isinstance(value, VertexRec)):
-        found = lookup(c.graph.vertices, value.id if isinstance(value, Element) else value)
-        if found is None:
-            raise TraversalError(
-                f"{step_name}().{which}() does not resolve to a vertex: {value!r}",
-                hint=f"pass an as-label, a traversal or a vertex to {which}()",
-            )
-        value = found
-    return value
+    if isinstance(value, VertexRec):
+        return value
+    found = lookup(c.graph.vertices, value.id if isinstance(value, Element) else value)
+    if found is None:
+        raise TraversalError(
+            f"{step_name}().{which}() does not resolve to a vertex: {value!r}",
+            hint=f"pass an as-label, a traversal or a vertex to {which}()",
+        )
+    return found
 
 
 @step("addE")

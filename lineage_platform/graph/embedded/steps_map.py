@@ -11,7 +11,7 @@ from gremlin_python.structure.graph import Path
 
 from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.access import properties_of, token_value, values_of
-from lineage_platform.graph.embedded.memgraph import EdgeRec, VertexPropRec, VertexRec
+from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPropRec, VertexRec
 from lineage_platform.graph.embedded.modulation import (
     NOTHING,
     ByFn,
@@ -21,6 +21,7 @@ from lineage_platform.graph.embedded.modulation import (
 )
 from lineage_platform.graph.embedded.pipeline import (
     Compiler,
+    LabelPath,
     PathNode,
     StepCall,
     StepFn,
@@ -80,7 +81,9 @@ def _ids(travs: Iterator[Trav]) -> Iterator[Trav]:
         obj = t.obj
         value = obj.id if type(obj) in _ELEMENT_TYPES else token_value(obj, T.id, "id")
         path = t.path
-        yield Trav(value, t.bulk, None if path is None else PathNode(path, value), t.loops, t.sack)
+        if path is not None and type(path) is PathNode:
+            path = PathNode(path, value)
+        yield Trav(value, t.bulk, path, t.loops, t.sack)
 
 
 def _token_step(token: T) -> Any:
@@ -197,7 +200,10 @@ def compile_as(call: StepCall, c: Compiler) -> StepFn:
 
     def label(t: Trav) -> Trav:
         node = t.path
-        relabelled = PathNode(node.prev, node.obj, node.labels + labels)
+        if type(node) is LabelPath:
+            relabelled: PathNode = LabelPath(node, t.obj, labels)
+        else:
+            relabelled = PathNode(node.prev, node.obj, node.labels + labels)
         return Trav(t.obj, t.bulk, relabelled, t.loops, t.sack)
 
     return lambda travs: (label(t) for t in travs)
@@ -329,3 +335,19 @@ def compile_loops(call: StepCall, c: Compiler) -> StepFn:
         return 0
 
     return lambda travs: (t.split(loops(t)) for t in travs)
+
+
+@step("element")
+def compile_element(call: StepCall, c: Compiler) -> StepFn:
+    """element(): the element a property belongs to."""
+
+    def owner(obj: Any) -> Any:
+        if isinstance(obj, VertexPropRec):
+            return obj.vertex
+        if isinstance(obj, PropRec):
+            return obj.element
+        raise TraversalError(
+            f"element() needs a property but got {obj!r}", hint="apply element() to properties"
+        )
+
+    return lambda travs: (t.split(owner(t.obj)) for t in travs)

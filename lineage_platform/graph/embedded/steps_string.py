@@ -46,10 +46,15 @@ def _args(call: StepCall) -> list[Any]:
 
 
 def as_string(value: Any) -> Any:
+    """Java's String.valueOf as Gremlin prints it: true/false, {k=v, ...}, [a, b]; null stays null."""
     if value is None:
-        raise TraversalError("The asString() step cannot convert null", hint="filter out nulls before asString()")
+        return None
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{as_string(k)}={as_string(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return "[" + ", ".join(str(as_string(v)) for v in value) + "]"
     return str(detach(value))
 
 
@@ -81,7 +86,9 @@ def _split(args: list[Any]) -> Callable[[Any], Any]:
 def _substring(args: list[Any]) -> Callable[[Any], Any]:
     for arg in args:
         if isinstance(arg, bool) or not isinstance(arg, int):
-            raise TraversalError(f"substring() needs integer positions, got {arg!r}", hint="write substring(1, 3)")
+            raise TraversalError(
+                f"substring() needs integer positions, got {arg!r}", hint="write substring(1, 3)"
+            )
     start = args[0]
     end = args[1] if len(args) > 1 else None
     return _string_only("substring", lambda s: s[start:end])
@@ -121,7 +128,9 @@ def compile_concat(call: StepCall, c: Compiler) -> StepFn:
         nested = as_bytecode(arg)
         parts.append(c.compile(nested) if nested is not None else arg)
 
-    def concat(t: Trav) -> str:
+    def concat(t: Trav) -> str | None:
+        if t.obj is None and not parts:
+            return None
         pieces = [] if t.obj is None else [t.obj]
         for part in parts:
             if isinstance(part, str) or part is None:
@@ -132,7 +141,7 @@ def compile_concat(call: StepCall, c: Compiler) -> StepFn:
         for piece in pieces:
             if piece is not None and not isinstance(piece, str):
                 raise TraversalError(
-                    f"The concat() step can only take string as argument, encountered {type(piece).__name__}",
+                    f"String concat() can only take string as argument, encountered {type(piece).__name__}",
                     hint="concat() strings only (asString() first)",
                 )
         return "".join(p for p in pieces if p is not None)

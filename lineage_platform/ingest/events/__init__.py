@@ -51,6 +51,15 @@ class EventDecoder:
         to tables or columns the event does not describe, and SQL that does not parse.
         """
         event = _json_object(value)
+        try:
+            return self._decode(event, position)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a shape the checks did not foresee
+            raise IngestError(
+                f"malformed event: {type(exc).__name__}: {exc}",
+                hint="check the event against its format's spec",
+            ) from exc
+
+    def _decode(self, event: dict[str, Any], position: tuple[str, int, int]) -> Decoded:
         source = ":".join(map(str, position))
         if native.is_native(event):
             return Decoded("native", native.lineage_items(event, source, self.catalog))

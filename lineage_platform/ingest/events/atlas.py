@@ -30,6 +30,7 @@ import base64
 import binascii
 import gzip
 import json
+import time
 import zlib
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
@@ -69,8 +70,19 @@ def is_atlas(event: dict[str, Any]) -> bool:
 @dataclass
 class _Split:
     count: int
+    started: float
     parts: dict[int, str] = field(default_factory=dict)
     positions: list[Hashable] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class AbandonedSplit:
+    """A split message given up on: its id, how many parts came of how many, and where they were read."""
+
+    msg_id: str
+    received: int
+    expected: int
+    positions: tuple[Hashable, ...]
 
 
 class SplitAssembler:
@@ -98,7 +110,7 @@ class SplitAssembler:
             raise IngestError(
                 f"part of split message {msg_id} carries no text", hint="message must be a string"
             )
-        split = self._splits.setdefault(msg_id, _Split(count))
+        split = self._splits.setdefault(msg_id, _Split(count, time.monotonic()))
         split.parts[_int(envelope, "msgSplitIdx", 0)] = text
         split.positions.append(position)
         if len(split.parts) < split.count:
@@ -111,6 +123,15 @@ class SplitAssembler:
         """Positions of the parts received for messages that are not complete yet."""
         for split in self._splits.values():
             yield from split.positions
+
+    def expire(self, older_than: float) -> list[AbandonedSplit]:
+        """Give up on the messages whose first part arrived before ``older_than`` (a ``time.monotonic()``)."""
+        stale = [msg_id for msg_id, split in self._splits.items() if split.started < older_than]
+        abandoned = []
+        for msg_id in stale:
+            split = self._splits.pop(msg_id)
+            abandoned.append(AbandonedSplit(msg_id, len(split.parts), split.count, tuple(split.positions)))
+        return abandoned
 
 
 def _int(envelope: dict[str, Any], key: str, default: int) -> int:

@@ -21,19 +21,28 @@ from lineage_platform.ingest.catalog_index import CatalogIndex
 from lineage_platform.ingest.events.items import LineageItems, field
 from lineage_platform.ingest.records import FAILED, SUCCEEDED, QueryRecord, status_of
 from lineage_platform.ingest.statements import prepare_query
-from lineage_platform.model import ColumnEdge, Dataset, Operation, Predicate, RunInfo, StatementLineage
+from lineage_platform.model import (
+    ColumnEdge,
+    Dataset,
+    Operation,
+    Predicate,
+    RunInfo,
+    StatementLineage,
+    Transform,
+)
 
 FORMAT = "lineage-platform"
 VERSION = 1
 RUN_FIELDS = tuple(f.name for f in fields(RunInfo) if f.name != "source")
 _OPERATIONS = frozenset(get_args(Operation))
+_TRANSFORMS = frozenset(get_args(Transform))
 
 
 def query_event(sql: str, *, default_db: str | None = None, **run: str | None) -> dict[str, Any]:
     """A ``query`` event for ``sql``; ``run`` takes the provenance fields of :data:`RUN_FIELDS`.
 
     >>> query_event("insert into t select * from s", user="alice", status="SUCCEEDED")["run"]
-    {'status': 'SUCCEEDED', 'user': 'alice'}
+    {'user': 'alice', 'status': 'SUCCEEDED'}
     """
     unknown = set(run) - set(RUN_FIELDS)
     if unknown:
@@ -137,12 +146,18 @@ def statement_from_dict(item: Any, where: str) -> StatementLineage:
                     f"{at} refers to {name!r}, whose table is not among the statement's inputs or outputs",
                     hint="list every table an edge touches in inputs or outputs",
                 )
+        strength, transform = edge.get("strength", "strong"), edge.get("transform", "IDENTITY")
+        if strength not in ("strong", "weak") or transform not in _TRANSFORMS:
+            raise IngestError(
+                f"{at} has strength {strength!r} and transform {transform!r}",
+                hint=f"strength is strong or weak; transform one of {sorted(_TRANSFORMS)}",
+            )
         edges.append(
             ColumnEdge(
                 source=source,
                 target=target,
-                strength=edge.get("strength", "strong"),
-                transform=edge.get("transform", "IDENTITY"),
+                strength=strength,
+                transform=transform,
                 masking=bool(edge.get("masking", False)),
                 key_path=edge.get("key_path"),
             )

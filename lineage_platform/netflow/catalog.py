@@ -1,0 +1,183 @@
+"""The partition catalog in the lineage graph.
+
+    table(qualifiedName=<dataset>, partitionLayout=<json>) -hasPartition-> partition(one per partition file)
+
+A partition vertex carries the file's path, record count and size, its time range (``timeStart``/``timeEnd``, epoch
+ms of the first-switched time) and, for each clustering attribute, the range of values it holds (``srcIpLo`` /
+``srcIpHi`` ...). Candidate partitions of a query are found with one Gremlin traversal over those properties, so
+the same code runs on the embedded engine and on JanusGraph.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gremlin_python.process.graph_traversal import GraphTraversal, GraphTraversalSource, __
+from gremlin_python.process.traversal import Merge, P, T
+from gremlin_python.statics import long
+
+from lineage_platform.errors import LineageError
+from lineage_platform.graph.writer import guid
+from lineage_platform.netflow.ingest import PartitionFile
+from lineage_platform.netflow.layout import PartitionLayout
+from lineage_platform.netflow.records import TIME_COLUMN
+
+Box = dict[str, tuple[int, int]]  # attribute (or the time column) -> closed interval
+GREMLIN_BOXES_PER_TRAVERSAL = 64
+
+
+class CatalogError(LineageError):
+    """The NetFlow dataset is missing from the catalog, or the catalog disagrees with the files."""
+
+
+def bound_keys(attribute: str) -> tuple[str, str]:
+    """Property keys of an attribute's range on a partition vertex: ``src_ip`` -> ``srcIpLo``, ``srcIpHi``."""
+    head, *rest = attribute.split("_")
+    stem = head + "".join(part.title() for part in rest)
+    return f"{stem}Lo", f"{stem}Hi"
+
+
+@dataclass(frozen=True)
+class Partition:
+    """A partition vertex as the query planner sees it."""
+
+    qualified_name: str
+    path: Path
+    records: int
+    bytes: int
+    time_start: int
+    time_end: int
+
+
+def register_dataset(g: GraphTraversalSource, dataset: str, layout: PartitionLayout, root: Path) -> None:
+    """Create the NetFlow dataset vertex, or update its layout and storage directory."""
+    (
+        g.merge_v({T.label: "table", "qualifiedName": dataset})
+        .option(
+            Merge.on_create,
+            {
+                "name": dataset.rsplit(".", 1)[-1],
+                "guid": guid("table", dataset),
+                "typeName": "netflow_dataset",
+                "datasetKind": "table",
+                "createTime": long(int(time.time() * 1000)),
+            },
+        )
+        .property("partitionLayout", layout.to_json())
+        .property("path", str(root))
+        .iterate()
+    )
+
+
+def find_dataset(g: GraphTraversalSource, dataset: str) -> tuple[PartitionLayout, Path] | None:
+    """The layout and storage directory of a dataset, or None when it was never ingested."""
+    found = g.V().has("table", "qualifiedName", dataset).has("partitionLayout").value_map("partitionLayout", "path")
+    rows = found.to_list()
+    if not rows:
+        return None
+    return PartitionLayout.from_json(rows[0]["partitionLayout"][0]), Path(rows[0]["path"][0])
+
+
+def load_layout(g: GraphTraversalSource, dataset: str) -> PartitionLayout:
+    """The layout the dataset was partitioned with."""
+    found = find_dataset(g, dataset)
+    if found is None:
+        raise CatalogError(
+            f"no NetFlow dataset {dataset!r} in the catalog",
+            hint="ingest records first with `lineage netflow ingest`",
+        )
+    return found[0]
+
+
+def add_partitions(g: GraphTraversalSource, dataset: str, root: Path, files: Iterable[PartitionFile]) -> int:
+    """Upsert one partition vertex per file and link it to the dataset; returns how many were written."""
+    count = 0
+    for item in files:
+        name = f"{dataset}/{item.path.relative_to(root).as_posix()}"
+        properties = {
+            "name": item.path.name,
+            "guid": guid("partition", name),
+            "typeName": "netflow_partition",
+            "path": str(item.path),
+            "recordCount": long(item.records),
+            "byteSize": long(item.bytes),
+            "timeStart": long(item.time_min),
+            "timeEnd": long(item.time_max),
+            "bucketStart": long(item.bucket_ms),
+            "createTime": long(int(time.time() * 1000)),
+        }
+        for attribute, (low, high) in item.bounds.items():
+            low_key, high_key = bound_keys(attribute)
+            properties[low_key], properties[high_key] = long(low), long(high)
+        (
+            g.merge_v({T.label: "partition", "qualifiedName": name})
+            .option(Merge.on_create, properties)
+            .option(Merge.on_match, properties)
+            .as_("p")
+            .V()
+            .has("table", "qualifiedName", dataset)
+            .coalesce(__.out_e("hasPartition").where(__.in_v().as_("p")), __.add_e("hasPartition").to("p"))
+            .iterate()
+        )
+        count += 1
+    return count
+
+
+def candidate_partitions(
+    g: GraphTraversalSource, dataset: str, layout: PartitionLayout, boxes: Sequence[Box]
+) -> list[Partition]:
+    """Partitions that may hold a record inside any of the boxes (all of them when a box is unbounded)."""
+    found: dict[str, Partition] = {}
+    if not boxes:
+        return []
+    if any(not _catalog_constraints(box, layout) for box in boxes):
+        chunks: list[Sequence[Box]] = [[]]
+    else:
+        chunks = [boxes[i : i + GREMLIN_BOXES_PER_TRAVERSAL] for i in range(0, len(boxes), GREMLIN_BOXES_PER_TRAVERSAL)]
+    for chunk in chunks:
+        traversal = g.V().has("table", "qualifiedName", dataset).out("hasPartition")
+        if chunk:
+            traversal = traversal.or_(*[_box_filter(__.identity(), box, layout) for box in chunk])
+        for row in traversal.element_map().to_list():
+            found[row["qualifiedName"]] = _partition(row)
+    return sorted(found.values(), key=lambda item: (item.time_start, item.qualified_name))
+
+
+def all_partitions(g: GraphTraversalSource, dataset: str) -> list[Partition]:
+    """Every partition of the dataset."""
+    rows = g.V().has("table", "qualifiedName", dataset).out("hasPartition").element_map().to_list()
+    return sorted((_partition(row) for row in rows), key=lambda item: (item.time_start, item.qualified_name))
+
+
+def drop_partitions(g: GraphTraversalSource, partitions: Iterable[Partition]) -> int:
+    """Remove partition vertices (and their edges) from the catalog; returns how many."""
+    names = [item.qualified_name for item in partitions]
+    for start in range(0, len(names), 500):
+        g.V().has("partition", "qualifiedName", P.within(names[start : start + 500])).drop().iterate()
+    return len(names)
+
+
+def _catalog_constraints(box: Box, layout: PartitionLayout) -> list[str]:
+    return [name for name in box if name == TIME_COLUMN or name in layout.attributes]
+
+
+def _box_filter(traversal: GraphTraversal, box: Box, layout: PartitionLayout) -> GraphTraversal:
+    for name in _catalog_constraints(box, layout):
+        low, high = box[name]
+        low_key, high_key = ("timeStart", "timeEnd") if name == TIME_COLUMN else bound_keys(name)
+        traversal = traversal.has(high_key, P.gte(long(low))).has(low_key, P.lte(long(high)))
+    return traversal
+
+
+def _partition(row: dict) -> Partition:
+    return Partition(
+        qualified_name=row["qualifiedName"],
+        path=Path(row["path"]),
+        records=int(row["recordCount"]),
+        bytes=int(row["byteSize"]),
+        time_start=int(row["timeStart"]),
+        time_end=int(row["timeEnd"]),
+    )

@@ -1,0 +1,133 @@
+"""Life cycle of a partitioned NetFlow dataset: ingest into the catalog, retention, re-partitioning.
+
+Each operation keeps the files and the catalog in step: new files are written and catalogued before old ones are
+dropped from the catalog and deleted, so a query running meanwhile sees either the old or the new partitions.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+from gremlin_python.process.graph_traversal import GraphTraversalSource
+
+from lineage_platform.errors import IngestError
+from lineage_platform.netflow.blocks import sidecar
+from lineage_platform.netflow.catalog import (
+    Partition,
+    add_partitions,
+    all_partitions,
+    drop_partitions,
+    find_dataset,
+    register_dataset,
+)
+from lineage_platform.netflow.ingest import IngestSummary, ingest_batches
+from lineage_platform.netflow.layout import HOUR_MS, PartitionLayout
+from lineage_platform.netflow.readers import Rejects, read_parquet, read_records
+
+DEFAULT_ATTRIBUTES = ("src_ip", "dst_ip")
+
+
+@dataclass(frozen=True)
+class LayoutRequest:
+    """How to partition a dataset that has no layout yet."""
+
+    attributes: tuple[str, ...] = DEFAULT_ATTRIBUTES
+    ranges: int = 4
+    bucket_ms: int = HOUR_MS
+    sample_rows: int = 200_000
+
+
+def ingest(
+    g: GraphTraversalSource,
+    dataset: str,
+    root: Path,
+    batches: Iterable[pa.RecordBatch],
+    *,
+    request: LayoutRequest = LayoutRequest(),
+    workers: int = 2,
+    block_rows: int = 1 << 15,
+) -> IngestSummary:
+    """Append records to a dataset (creating it, with a layout sized from the first records, when new)."""
+    stream = iter(batches)
+    known = find_dataset(g, dataset)
+    if known is None:
+        head = list(_head(stream, request.sample_rows))
+        if not head:
+            raise IngestError("no records to ingest", hint="check the input files and the rejected-record report")
+        layout = PartitionLayout.from_sample(
+            pa.Table.from_batches(head), request.attributes, request.ranges, request.bucket_ms
+        )
+        register_dataset(g, dataset, layout, root)
+        stream = itertools.chain(head, stream)
+    else:
+        layout, root = known
+    summary = ingest_batches(stream, layout, root, workers=workers, block_rows=block_rows)
+    add_partitions(g, dataset, root, summary.files)
+    return summary
+
+
+def ingest_files(
+    g: GraphTraversalSource, dataset: str, root: Path, paths: Iterable[Path], *, request: LayoutRequest = LayoutRequest()
+) -> tuple[IngestSummary, Rejects]:
+    """Ingest CSV (platform or nfdump) and Parquet files; malformed records are counted in the returned Rejects."""
+    rejects = Rejects()
+    summary = ingest(g, dataset, root, read_records(paths, rejects), request=request)
+    summary.rejected = rejects.count
+    return summary, rejects
+
+
+def apply_retention(g: GraphTraversalSource, dataset: str, keep_from_ms: int) -> list[Partition]:
+    """Drop (from the catalog, then from disk) every partition whose records all start before ``keep_from_ms``."""
+    expired = [item for item in all_partitions(g, dataset) if item.time_end < keep_from_ms]
+    drop_partitions(g, expired)
+    _delete_files(expired)
+    return expired
+
+
+def repartition(
+    g: GraphTraversalSource, dataset: str, request: LayoutRequest, *, workers: int = 2
+) -> IngestSummary:
+    """Re-write a dataset with a new layout (e.g. when the workload's attributes changed)."""
+    known = find_dataset(g, dataset)
+    if known is None:
+        raise IngestError(f"no NetFlow dataset {dataset!r} to re-partition", hint="ingest it first")
+    old_layout, root = known
+    old = all_partitions(g, dataset)
+    sample = pa.Table.from_batches(list(_head(_records_of(old), request.sample_rows)))
+    layout = PartitionLayout.from_sample(sample, request.attributes, request.ranges, request.bucket_ms)
+    summary = ingest_batches(_records_of(old), layout, root, workers=workers)
+    drop_partitions(g, old)
+    register_dataset(g, dataset, layout, root)
+    add_partitions(g, dataset, root, summary.files)
+    _delete_files(old)
+    return summary
+
+
+def _records_of(partitions: list[Partition]) -> Iterator[pa.RecordBatch]:
+    rejects = Rejects()
+    for partition in partitions:
+        yield from read_parquet(partition.path, rejects)
+
+
+def _head(stream: Iterator[pa.RecordBatch], rows: int) -> Iterator[pa.RecordBatch]:
+    """Batches from the stream until at least ``rows`` records were taken."""
+    taken = 0
+    for batch in stream:
+        yield batch
+        taken += batch.num_rows
+        if taken >= rows:
+            return
+
+
+def _delete_files(partitions: list[Partition]) -> None:
+    for partition in partitions:
+        partition.path.unlink(missing_ok=True)
+        sidecar(partition.path).unlink(missing_ok=True)
+        directory = partition.path.parent
+        if directory.exists() and not any(directory.iterdir()):
+            shutil.rmtree(directory, ignore_errors=True)

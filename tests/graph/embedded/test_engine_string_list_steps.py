@@ -1,0 +1,69 @@
+"""The 3.7 string and list steps, any/all, sack and branch."""
+
+from __future__ import annotations
+
+import pytest
+from gremlin_python.process.graph_traversal import GraphTraversalSource, __
+from gremlin_python.process.traversal import Operator, P, Scope, T
+
+from lineage_platform.errors import TraversalError
+
+
+def test_string_steps(g: GraphTraversalSource) -> None:
+    assert g.inject("  Ab c ").trim().to_list() == ["Ab c"]
+    assert g.inject("  Ab").l_trim().to_upper().to_list() == ["AB"]
+    assert g.inject("Ab  ").r_trim().to_lower().to_list() == ["ab"]
+    assert g.inject("a,b,c").split(",").to_list() == [["a", "b", "c"]]
+    assert g.inject("lineage").substring(1, 4).to_list() == ["ine"]
+    assert g.inject("lineage").substring(-3).to_list() == ["age"]
+    assert g.inject("db.t").replace(".", "/").to_list() == ["db/t"]
+    assert g.inject("abc").reverse().length().to_list() == [3]
+    assert g.inject("db").concat(".", __.constant("t")).to_list() == ["db.t"]
+    assert g.inject(1, True, None).as_string().to_list() == ["1", "true", None]
+    assert g.inject(["a", "B"]).to_upper(Scope.local).to_list() == [["A", "B"]]
+    with pytest.raises(TraversalError, match=r"toUpper\(\) step can only take string"):
+        g.inject(1).to_upper().to_list()
+
+
+def test_list_steps(g: GraphTraversalSource) -> None:
+    assert g.inject([1, 2]).combine([2, 3]).to_list() == [[1, 2, 2, 3]]
+    assert g.inject([1, 2]).merge([2, 3]).to_list() == [{1, 2, 3}]
+    assert g.inject([1, 2]).difference([2, 3]).to_list() == [{1}]
+    assert g.inject([1, 2]).disjunct([2, 3]).to_list() == [{1, 3}]
+    assert g.inject([1, 2]).intersect([2, 3]).to_list() == [{2}]
+    assert g.inject([1, 2]).product(["a"]).to_list() == [[[1, "a"], [2, "a"]]]
+    assert g.inject(["a", None, 1]).conjoin("-").to_list() == ["a-1"]
+    assert g.inject({"a": 1}).merge({"b": 2}).to_list() == [{"a": 1, "b": 2}]
+    with pytest.raises(TraversalError, match="combine step can only take an array"):
+        g.inject("x").combine([1]).to_list()
+
+
+def test_any_all(g: GraphTraversalSource) -> None:
+    assert g.inject([1, 5], [6, 7]).all_(P.gt(4)).to_list() == [[6, 7]]
+    assert g.inject([1, 5], [2, 3]).any_(P.gt(4)).to_list() == [[1, 5]]
+
+
+def test_sack(modern: GraphTraversalSource) -> None:
+    g = modern
+    total = g.with_sack(0.0).V().out_e().sack(Operator.sum_).by("weight").in_v().sack().sum_().next()
+    assert total == pytest.approx(3.5)
+    labels = g.with_sack("x").V(1).out_e().sack(Operator.assign).by(T.label).in_v().sack().to_list()
+    assert sorted(labels) == ["created", "knows", "knows"]
+
+
+def test_branch_takes_every_matching_option(modern: GraphTraversalSource) -> None:
+    g = modern
+    picked = (
+        g.V(1)
+        .branch(__.values("age"))
+        .option(P.lt(30), __.constant("young"))
+        .option(P.gt(20), __.constant("adult"))
+    )
+    assert sorted(picked.to_list()) == ["adult", "young"]
+    chosen = (
+        g.V(1)
+        .choose(__.values("age"))
+        .option(P.lt(30), __.constant("young"))
+        .option(P.gt(20), __.constant("adult"))
+    )
+    assert chosen.to_list() == ["young"]
