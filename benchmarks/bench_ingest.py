@@ -110,7 +110,9 @@ def served_graph(store: Path) -> Iterator[str]:
         port = probe.getsockname()[1]
     command = [sys.executable, "-c", "from lineage_platform.cli import main; main()", "graph", "serve"]
     server = subprocess.Popen(
-        [*command, "--store", str(store), "--port", str(port)], stdout=subprocess.DEVNULL
+        [*command, "--store", str(store), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + 60

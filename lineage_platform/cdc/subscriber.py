@@ -177,8 +177,10 @@ class Subscriber:
             if partition in self._unchecked:
                 self._unchecked.discard(partition)
                 require_nothing_trimmed(self.topic, partition, record.offset, event.scn, self._floor)
-            if event.scn <= self._floor or event.position <= last_position:
-                self.summary.duplicates += event.scn > self._floor
+            if event.scn <= self._floor:
+                continue  # already part of the snapshot
+            if event.position <= last_position:
+                self.summary.duplicates += 1  # sent again by a relay that restarted
                 continue
             into.append(event)
             last_position = event.position

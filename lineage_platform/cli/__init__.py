@@ -25,6 +25,7 @@ GROUPS: dict[str, str] = {
     "labels": "labels_commands",
     "trace": "trace_commands",
     "ttl": "ttl_commands",
+    "netflow": "netflow_commands",
     "perms": "perms_commands",
     "mask": "mask_commands",
 }

@@ -20,9 +20,15 @@ def netflow() -> None:
 
 @netflow.command()
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
-@p.option("--records", type=click.IntRange(min=1), default=1_000_000, show_default=True, help="How many records.")
-@p.option("--hours", type=click.IntRange(min=1), default=24, show_default=True, help="Time span of the records.")
-@p.option("--seed", type=int, default=0, show_default=True, help="Same seed and sizes give identical records.")
+@p.option(
+    "--records", type=click.IntRange(min=1), default=1_000_000, show_default=True, help="How many records."
+)
+@p.option(
+    "--hours", type=click.IntRange(min=1), default=24, show_default=True, help="Time span of the records."
+)
+@p.option(
+    "--seed", type=int, default=0, show_default=True, help="Same seed and sizes give identical records."
+)
 def generate(out: Path, records: int, hours: int, seed: int) -> None:
     """Write synthetic NetFlow records (skewed, with a daily cycle) to OUT (.parquet or .csv)."""
     from lineage_platform.netflow.generate import FlowProfile, write_records
@@ -34,7 +40,9 @@ def generate(out: Path, records: int, hours: int, seed: int) -> None:
 @netflow.command()
 @click.argument("query_log", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @p.option("--threshold", type=click.FloatRange(0, 1), default=0.25, show_default=True, help="Minimum share.")
-@p.option("--max-attributes", type=click.IntRange(min=1), default=2, show_default=True, help="At most this many.")
+@p.option(
+    "--max-attributes", type=click.IntRange(min=1), default=2, show_default=True, help="At most this many."
+)
 def choose(query_log: Path, threshold: float, max_attributes: int) -> None:
     """Pick clustering attributes from a log of NetFlow queries (';'-separated) and explain the choice."""
     from lineage_platform.netflow.workload import choose_attributes
@@ -45,20 +53,47 @@ def choose(query_log: Path, threshold: float, max_attributes: int) -> None:
 
 
 @netflow.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument(
+    "paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
 @dataset_option
-@p.option("--root", type=click.Path(file_okay=False, path_type=Path), default=None, help="Where partition files go.")
-@p.option("--attributes", default=None, help="Clustering attributes, comma-separated (default src_ip,dst_ip).")
-@p.option("--workload", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-          help="Choose the attributes from this query log instead.")
-@p.option("--ranges", type=click.IntRange(min=1), default=4, show_default=True, help="Equi-depth ranges each.")
+@p.option(
+    "--root", type=click.Path(file_okay=False, path_type=Path), default=None, help="Where partition files go."
+)
+@p.option(
+    "--attributes", default=None, help="Clustering attributes, comma-separated (default src_ip,dst_ip)."
+)
+@p.option(
+    "--workload",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Choose the attributes from this query log instead.",
+)
+@p.option(
+    "--ranges", type=click.IntRange(min=1), default=4, show_default=True, help="Equi-depth ranges each."
+)
 @p.option("--bucket-minutes", type=click.IntRange(min=1), default=60, show_default=True, help="Time bucket.")
-@p.option("--engine", type=click.Choice(["arrow", "spark"]), default="arrow", show_default=True,
-          help="arrow: pipelined single-machine path; spark: PySpark job (Parquet inputs).")
-@p.option("--master", "spark_master", envvar="LINEAGE_SPARK_MASTER", default="local[*]", show_default=True,
-          help="Spark master (engine spark).")
-@p.option("--rejects", type=click.Path(dir_okay=False, path_type=Path), default=None,
-          help="Write malformed records here (CSV).")
+@p.option(
+    "--engine",
+    type=click.Choice(["arrow", "spark"]),
+    default="arrow",
+    show_default=True,
+    help="arrow: pipelined single-machine path; spark: PySpark job (Parquet inputs).",
+)
+@p.option(
+    "--master",
+    "spark_master",
+    envvar="LINEAGE_SPARK_MASTER",
+    default="local[*]",
+    show_default=True,
+    help="Spark master (engine spark).",
+)
+@p.option(
+    "--rejects",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write malformed records here (CSV).",
+)
 @p.option("--strict", is_flag=True, help="Exit non-zero when any record was rejected.")
 @p.graph_url
 def ingest(
@@ -80,12 +115,23 @@ def ingest(
     from lineage_platform.netflow.maintenance import ingest_command
 
     report = ingest_command(
-        connect(graph_url), dataset, list(paths), root=root, attributes=attributes, workload=workload,
-        ranges=ranges, bucket_minutes=bucket_minutes, engine=engine, spark_master=spark_master, rejects_path=rejects,
+        connect(graph_url),
+        dataset,
+        list(paths),
+        root=root,
+        attributes=attributes,
+        workload=workload,
+        ranges=ranges,
+        bucket_minutes=bucket_minutes,
+        engine=engine,
+        spark_master=spark_master,
+        rejects_path=rejects,
     )
     click.echo(report.text)
     if strict and report.rejected:
-        raise click.ClickException(f"{report.rejected} malformed records" + (f": see {rejects}" if rejects else ""))
+        raise click.ClickException(
+            f"{report.rejected} malformed records" + (f": see {rejects}" if rejects else "")
+        )
 
 
 @netflow.command()
@@ -128,10 +174,14 @@ def retain(keep_from: str, dataset: str, graph_url: str | None) -> None:
 @netflow.command()
 @dataset_option
 @p.option("--attributes", required=True, help="New clustering attributes, comma-separated.")
-@p.option("--ranges", type=click.IntRange(min=1), default=4, show_default=True, help="Equi-depth ranges each.")
+@p.option(
+    "--ranges", type=click.IntRange(min=1), default=4, show_default=True, help="Equi-depth ranges each."
+)
 @p.option("--bucket-minutes", type=click.IntRange(min=1), default=60, show_default=True, help="Time bucket.")
 @p.graph_url
-def repartition(dataset: str, attributes: str, ranges: int, bucket_minutes: int, graph_url: str | None) -> None:
+def repartition(
+    dataset: str, attributes: str, ranges: int, bucket_minutes: int, graph_url: str | None
+) -> None:
     """Re-write the dataset with a new layout and replace its partitions in the catalog."""
     from lineage_platform.graph import connect
     from lineage_platform.netflow.maintenance import LayoutRequest, parse_attributes

@@ -33,8 +33,8 @@ policy_file = option(
     "--policy",
     "policy_file",
     type=click.Path(exists=True, dir_okay=False),
-    required=True,
-    help="Policy file (YAML): roles, grants and masking rules.",
+    default=None,
+    help="Policy file (YAML): roles, grants and masking rules (perms check: default the grants in the graph).",
 )
 schema_file = option(
     "--schema",

@@ -50,16 +50,39 @@ def extract(sql: str, schema_file: str | None, dialect: str, default_db: str | N
 @p.schema_file
 @p.dialect
 @p.default_db
+@p.graph_url
 def check(
-    sql: str, user: str, policy_file: str, schema_file: str | None, dialect: str, default_db: str | None
+    sql: str,
+    user: str,
+    policy_file: str | None,
+    schema_file: str | None,
+    dialect: str,
+    default_db: str | None,
+    graph_url: str | None,
 ) -> None:
-    """Allow or deny SQL for --user; a denial names each missing grant. Exit code 1 when denied."""
+    """Allow or deny SQL for --user (grants: --policy FILE, else the graph); exit code 1 when denied."""
     from lineage_platform.security.access import decide
     from lineage_platform.sql.schema_file import load_schema
 
     schema = load_schema(schema_file) if schema_file else None
-    decision = decide(sql, user, policy_file, schema=schema, dialect=dialect, default_db=default_db)
+    decision = decide(
+        sql, user, policy_file, schema=schema, dialect=dialect, default_db=default_db, graph_url=graph_url
+    )
     click.echo(json.dumps(decision.to_dict(), indent=2))
     if not decision.allowed:
         hint = "request the grants listed above" if decision.missing else None
         raise SecurityError(f"{user} may not run this statement: {decision.reason}", hint=hint)
+
+
+@perms.command("import-policy")
+@click.argument("policy", type=click.Path(exists=True, dir_okay=False))
+@p.graph_url
+def import_policy(policy: str, graph_url: str | None) -> None:
+    """Store a policy file's roles and grants in the graph (upserts: importing twice changes nothing)."""
+    from lineage_platform.graph import connect
+    from lineage_platform.security.policy import load_policy
+    from lineage_platform.security.policy_graph import save_policy
+
+    store = load_policy(policy)
+    written = save_policy(connect(graph_url), store)
+    click.echo(f"stored {written} grants and {len(store.roles)} roles in the graph")

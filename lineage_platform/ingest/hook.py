@@ -55,7 +55,13 @@ class HookEmitter:
         self.topic = topic
         self.close_timeout = close_timeout
         self.stats = EmitterStats()
-        self._producer_config = {"linger_ms": 20, "acks": 1, "retries": 3, **(producer_config or {})}
+        self._producer_config = {
+            "linger_ms": 20,
+            "acks": 1,
+            "retries": 3,
+            "max_block_ms": 5000,  # longest a send may wait for metadata or buffer space (in the sender thread)
+            **(producer_config or {}),
+        }
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=queue_size)
         self._closed = False
         self._thread = threading.Thread(target=self._drain, name="lineage-hook-emitter", daemon=True)
@@ -111,8 +117,11 @@ class HookEmitter:
             if producer is None:
                 self.stats.failed += 1
                 continue
-            value = json.dumps(event, default=str).encode()
-            future = producer.send(self.topic, value=value)
+            try:
+                future = producer.send(self.topic, value=json.dumps(event, default=str).encode())
+            except Exception:  # e.g. no metadata within max_block_ms: count it, the thread must live on
+                self.stats.failed += 1
+                continue
             future.add_callback(self._on_sent)
             future.add_errback(self._on_failed)
         if producer is not None:

@@ -9,8 +9,8 @@ a query can choose blocks without opening files it will not read.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -77,7 +77,9 @@ def describe_file(path: Path, bucket_ms: int, cell: int, attributes: tuple[str, 
         group = metadata.row_group(number)
         for name in (TIME_COLUMN, *attributes):
             stats = group.column(names.index(name)).statistics
-            low, high = (_ms(stats.min), _ms(stats.max)) if name == TIME_COLUMN else (int(stats.min), int(stats.max))
+            low, high = (
+                (_ms(stats.min), _ms(stats.max)) if name == TIME_COLUMN else (int(stats.min), int(stats.max))
+            )
             if name == TIME_COLUMN:
                 item.time_min, item.time_max = min(item.time_min, low), max(item.time_max, high)
             else:
@@ -102,7 +104,9 @@ def index_blocks(path: Path) -> list[Block]:
         chunk = group.column(time_index)
         stats = chunk.statistics
         if stats is None or not stats.has_min_max:
-            raise StoreCorruptError(f"{path}: block {number} has no time statistics", hint="re-ingest the file")
+            raise StoreCorruptError(
+                f"{path}: block {number} has no time statistics", hint="re-ingest the file"
+            )
         columns = [group.column(i) for i in range(group.num_columns)]
         offset = min(column.dictionary_page_offset or column.data_page_offset for column in columns)
         size = sum(column.total_compressed_size for column in columns)
@@ -127,6 +131,6 @@ def sidecar(path: Path) -> Path:
 def _ms(value: object) -> int:
     """A footer timestamp statistic (datetime, or raw int of the file's unit) as epoch milliseconds."""
     if isinstance(value, datetime):
-        aware = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-        return int(round(aware.timestamp() * 1000))
+        aware = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return round(aware.timestamp() * 1000)
     return int(value)  # type: ignore[call-overload]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from gremlin_python.process.graph_traversal import GraphTraversal, GraphTraversalSource, __
@@ -74,7 +75,12 @@ def register_dataset(g: GraphTraversalSource, dataset: str, layout: PartitionLay
 
 def find_dataset(g: GraphTraversalSource, dataset: str) -> tuple[PartitionLayout, Path] | None:
     """The layout and storage directory of a dataset, or None when it was never ingested."""
-    found = g.V().has("table", "qualifiedName", dataset).has("partitionLayout").value_map("partitionLayout", "path")
+    found = (
+        g.V()
+        .has("table", "qualifiedName", dataset)
+        .has("partitionLayout")
+        .value_map("partitionLayout", "path")
+    )
     rows = found.to_list()
     if not rows:
         return None
@@ -136,7 +142,10 @@ def candidate_partitions(
     if any(not _catalog_constraints(box, layout) for box in boxes):
         chunks: list[Sequence[Box]] = [[]]
     else:
-        chunks = [boxes[i : i + GREMLIN_BOXES_PER_TRAVERSAL] for i in range(0, len(boxes), GREMLIN_BOXES_PER_TRAVERSAL)]
+        chunks = [
+            boxes[i : i + GREMLIN_BOXES_PER_TRAVERSAL]
+            for i in range(0, len(boxes), GREMLIN_BOXES_PER_TRAVERSAL)
+        ]
     for chunk in chunks:
         traversal = g.V().has("table", "qualifiedName", dataset).out("hasPartition")
         if chunk:
@@ -181,3 +190,15 @@ def _partition(row: dict) -> Partition:
         time_start=int(row["timeStart"]),
         time_end=int(row["timeEnd"]),
     )
+
+
+def format_partitions(g: GraphTraversalSource, dataset: str) -> str:
+    """The dataset's layout and one line per partition (time range, records, bytes, path)."""
+    layout = load_layout(g, dataset)
+    items = all_partitions(g, dataset)
+    lines = [f"{dataset}: {layout.describe()}; {len(items)} partition files"]
+    for item in items:
+        start = datetime.fromtimestamp(item.time_start / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
+        end = datetime.fromtimestamp(item.time_end / 1000, tz=UTC).strftime("%H:%M:%S")
+        lines.append(f"  {start}..{end}  {item.records:>9} records  {item.bytes:>10} B  {item.path}")
+    return "\n".join(lines)

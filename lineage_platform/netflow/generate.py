@@ -9,14 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
+from lineage_platform.errors import IngestError
 from lineage_platform.netflow.records import SCHEMA
 
 MINUTE_MS = 60_000
-SERVICE_PORTS = np.array([443, 80, 53, 22, 25, 123, 993, 8080, 3389, 445, 1935, 5060, 3306, 8443, 110], np.uint16)
+SERVICE_PORTS = np.array(
+    [443, 80, 53, 22, 25, 123, 993, 8080, 3389, 445, 1935, 5060, 3306, 8443, 110], np.uint16
+)
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,9 @@ def _batch(
     packets = np.maximum(1, rng.lognormal(1.5, 1.4, rows)).astype(np.uint32)
     mean_size = rng.choice(np.array([64, 576, 1400], np.uint64), rows, p=[0.4, 0.25, 0.35])
     duration = np.minimum(rng.exponential(4_000, rows), 120_000).astype(np.int64) * (packets > 1)
-    tcp_flags = np.where(protocol == 6, rng.choice(np.array([0x1B, 0x1A, 0x02, 0x12, 0x04, 0x11], np.uint8), rows), 0)
+    tcp_flags = np.where(
+        protocol == 6, rng.choice(np.array([0x1B, 0x1A, 0x02, 0x12, 0x04, 0x11], np.uint8), rows), 0
+    )
     columns = [
         pa.array(first, pa.timestamp("ms")),
         pa.array(first + duration, pa.timestamp("ms")),
@@ -93,7 +100,9 @@ def _batch(
 
 def _host_pool(rng: np.random.Generator, profile: FlowProfile) -> np.ndarray:
     """Distinct host addresses spread over ``prefixes`` random /16 networks, shuffled (rank = popularity)."""
-    prefixes = rng.choice(np.arange(1 << 16, dtype=np.uint32), profile.prefixes, replace=False) << np.uint32(16)
+    prefixes = rng.choice(np.arange(1 << 16, dtype=np.uint32), profile.prefixes, replace=False) << np.uint32(
+        16
+    )
     hosts = prefixes[rng.integers(0, profile.prefixes, profile.hosts * 2)] | rng.integers(
         1, 1 << 16, profile.hosts * 2, dtype=np.uint32
     )
@@ -113,3 +122,18 @@ def _records_per_minute(rng: np.random.Generator, count: int, profile: FlowProfi
     hour_of_day = (np.arange(minutes) / 60.0) % 24
     rate = 1.0 + profile.daily_swing * np.sin(2 * np.pi * (hour_of_day - 9) / 24)
     return rng.multinomial(count, rate / rate.sum())
+
+
+def write_records(path: Path, count: int, profile: FlowProfile = FlowProfile(), seed: int = 0) -> int:
+    """Generate records into a Parquet (``.parquet``) or platform CSV (``.csv``) file; returns the count."""
+    from lineage_platform.netflow.readers import write_csv
+
+    batches = generate(count, profile=profile, seed=seed)
+    if path.suffix.lower() == ".csv":
+        return write_csv(batches, path)
+    if path.suffix.lower() not in (".parquet", ".pq"):
+        raise IngestError(f"cannot write records to {path}", hint="name the file .parquet or .csv")
+    with pq.ParquetWriter(path, SCHEMA, compression="zstd") as writer:
+        for batch in batches:
+            writer.write_batch(batch)
+    return count

@@ -17,7 +17,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -54,7 +54,7 @@ class IngestSummary:
 
 def partition_directory(root: Path, bucket_ms: int, cell: int) -> Path:
     """Where files of one partition live: ``root/t=YYYYmmddTHHMM/c=N``."""
-    stamp = datetime.fromtimestamp(bucket_ms / 1000, tz=timezone.utc).strftime("%Y%m%dT%H%M")
+    stamp = datetime.fromtimestamp(bucket_ms / 1000, tz=UTC).strftime("%Y%m%dT%H%M")
     return root / f"t={stamp}" / f"c={cell}"
 
 
@@ -174,4 +174,3 @@ def _time_sorted(block: pa.Table) -> pa.Table:
     if len(times) < 2 or bool(np.all(times[1:] >= times[:-1])):
         return block.combine_chunks()
     return block.take(pa.array(np.argsort(times, kind="stable"))).combine_chunks()
-

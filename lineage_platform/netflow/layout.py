@@ -33,7 +33,9 @@ class PartitionLayout:
                 f"cannot cluster on {', '.join(unknown)}", hint=f"choose among {', '.join(CLUSTERABLE)}"
             )
         if self.bucket_ms <= 0:
-            raise IngestError("the time bucket must be positive", hint="give a bucket such as 3600000 ms (1 h)")
+            raise IngestError(
+                "the time bucket must be positive", hint="give a bucket such as 3600000 ms (1 h)"
+            )
 
     @classmethod
     def from_sample(

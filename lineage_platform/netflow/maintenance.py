@@ -15,6 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 from gremlin_python.process.graph_traversal import GraphTraversalSource
 
+from lineage_platform.config import load_settings
 from lineage_platform.errors import IngestError
 from lineage_platform.netflow.blocks import sidecar
 from lineage_platform.netflow.catalog import (
@@ -23,11 +24,14 @@ from lineage_platform.netflow.catalog import (
     all_partitions,
     drop_partitions,
     find_dataset,
+    load_layout,
     register_dataset,
 )
 from lineage_platform.netflow.ingest import IngestSummary, ingest_batches
 from lineage_platform.netflow.layout import HOUR_MS, PartitionLayout
 from lineage_platform.netflow.readers import Rejects, read_parquet, read_records
+from lineage_platform.netflow.records import epoch_ms
+from lineage_platform.netflow.workload import choose_attributes
 
 DEFAULT_ATTRIBUTES = ("src_ip", "dst_ip")
 
@@ -42,13 +46,16 @@ class LayoutRequest:
     sample_rows: int = 200_000
 
 
+DEFAULT_REQUEST = LayoutRequest()
+
+
 def ingest(
     g: GraphTraversalSource,
     dataset: str,
     root: Path,
     batches: Iterable[pa.RecordBatch],
     *,
-    request: LayoutRequest = LayoutRequest(),
+    request: LayoutRequest = DEFAULT_REQUEST,
     workers: int = 2,
     block_rows: int = 1 << 15,
 ) -> IngestSummary:
@@ -58,7 +65,9 @@ def ingest(
     if known is None:
         head = list(_head(stream, request.sample_rows))
         if not head:
-            raise IngestError("no records to ingest", hint="check the input files and the rejected-record report")
+            raise IngestError(
+                "no records to ingest", hint="check the input files and the rejected-record report"
+            )
         layout = PartitionLayout.from_sample(
             pa.Table.from_batches(head), request.attributes, request.ranges, request.bucket_ms
         )
@@ -72,13 +81,90 @@ def ingest(
 
 
 def ingest_files(
-    g: GraphTraversalSource, dataset: str, root: Path, paths: Iterable[Path], *, request: LayoutRequest = LayoutRequest()
+    g: GraphTraversalSource,
+    dataset: str,
+    root: Path,
+    paths: Iterable[Path],
+    *,
+    request: LayoutRequest = DEFAULT_REQUEST,
 ) -> tuple[IngestSummary, Rejects]:
     """Ingest CSV (platform or nfdump) and Parquet files; malformed records are counted in the returned Rejects."""
     rejects = Rejects()
     summary = ingest(g, dataset, root, read_records(paths, rejects), request=request)
     summary.rejected = rejects.count
     return summary, rejects
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What `lineage netflow ingest` prints, and the rejected count it may fail on."""
+
+    text: str
+    rejected: int
+
+
+def ingest_command(
+    g: GraphTraversalSource,
+    dataset: str,
+    paths: list[Path],
+    *,
+    root: Path | None,
+    attributes: str | None,
+    workload: Path | None,
+    ranges: int,
+    bucket_minutes: int,
+    engine: str,
+    spark_master: str,
+    rejects_path: Path | None,
+) -> IngestReport:
+    """The `ingest` command: choose attributes, run the Arrow or Spark path, keep rejects, summarise."""
+    lines = []
+    if workload is not None:
+        choice = choose_attributes(workload.read_text())
+        lines.append(choice.explain())
+        chosen = choice.chosen
+    else:
+        chosen = parse_attributes(attributes) if attributes else DEFAULT_ATTRIBUTES
+    request = LayoutRequest(chosen, ranges, bucket_minutes * 60_000)
+    root = root or load_settings().work_dir / "netflow" / dataset
+    if engine == "spark":
+        from lineage_platform.ingest.spark import session
+        from lineage_platform.netflow.spark_job import spark_ingest
+
+        files = spark_ingest(g, session(spark_master), dataset, root, paths, request=request)
+        records, size, rejected = sum(item.records for item in files), sum(item.bytes for item in files), 0
+        lines.append(
+            f"Spark wrote {records} records into {len(files)} partition files ({size / max(records, 1):.1f} B/record)"
+        )
+    else:
+        summary, rejects = ingest_files(g, dataset, root, paths, request=request)
+        rejected = rejects.count
+        if rejects_path is not None and rejects.count:
+            rejects.write(rejects_path)
+        lines.append(
+            f"{summary.records} records into {len(summary.files)} partition files in {summary.seconds:.2f} s "
+            f"({summary.records_per_second:,.0f} records/s, {summary.bytes / max(summary.records, 1):.1f} B/record); "
+            f"{rejected} malformed records set aside"
+            + (f" in {rejects_path}" if rejects_path and rejected else "")
+        )
+    lines.append(f"layout: {load_layout(g, dataset).describe()}; files under {root}")
+    return IngestReport("\n".join(lines), rejected)
+
+
+def parse_attributes(text: str) -> tuple[str, ...]:
+    """``"src_ip, dst_ip"`` -> ``("src_ip", "dst_ip")`` (validated when the layout is built)."""
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    if not names:
+        raise IngestError("no clustering attributes given", hint="e.g. --attributes src_ip,dst_ip")
+    return names
+
+
+def parse_time(text: str) -> int:
+    """'YYYY-MM-DD[ HH:MM:SS]' (UTC unless an offset is given) -> epoch milliseconds."""
+    try:
+        return epoch_ms(text)
+    except ValueError as exc:
+        raise IngestError(f"not a time: {text!r}", hint="write 'YYYY-MM-DD HH:MM:SS' (UTC)") from exc
 
 
 def apply_retention(g: GraphTraversalSource, dataset: str, keep_from_ms: int) -> list[Partition]:
@@ -96,7 +182,7 @@ def repartition(
     known = find_dataset(g, dataset)
     if known is None:
         raise IngestError(f"no NetFlow dataset {dataset!r} to re-partition", hint="ingest it first")
-    old_layout, root = known
+    _, root = known
     old = all_partitions(g, dataset)
     sample = pa.Table.from_batches(list(_head(_records_of(old), request.sample_rows)))
     layout = PartitionLayout.from_sample(sample, request.attributes, request.ranges, request.bucket_ms)

@@ -25,7 +25,15 @@ from lineage_platform.errors import SqlError
 from lineage_platform.netflow.blocks import load_blocks
 from lineage_platform.netflow.catalog import Partition, all_partitions, candidate_partitions, load_layout
 from lineage_platform.netflow.layout import PartitionLayout
-from lineage_platform.netflow.records import COLUMNS, IP_COLUMNS, SCHEMA, TIME_COLUMN, cidr_range, ip_to_int
+from lineage_platform.netflow.records import (
+    COLUMNS,
+    IP_COLUMNS,
+    SCHEMA,
+    TIME_COLUMN,
+    cidr_range,
+    int_to_ip,
+    ip_to_int,
+)
 from lineage_platform.netflow.rectangles import CIDR_FUNCTION, Box, where_boxes
 
 RELATION = "flows"
@@ -74,10 +82,14 @@ def engine_sql(sql: str, relation: str = RELATION) -> tuple[exp.Select, str]:
     try:
         select = sqlglot.parse_one(sql, read="duckdb")
     except sqlglot.errors.ParseError as exc:
-        raise SqlError(f"cannot parse the query: {exc}", hint="write one SELECT over the NetFlow table") from exc
+        raise SqlError(
+            f"cannot parse the query: {exc}", hint="write one SELECT over the NetFlow table"
+        ) from exc
     tables = list(select.find_all(exp.Table))
     if not isinstance(select, exp.Select) or len(tables) != 1 or select.find(exp.Subquery, exp.Join):
-        raise SqlError("a NetFlow query is one SELECT over one table", hint="remove joins, subqueries and unions")
+        raise SqlError(
+            "a NetFlow query is one SELECT over one table", hint="remove joins, subqueries and unions"
+        )
     rewritten = select.copy().transform(_engine_literals)
     rewritten.find(exp.Table).replace(exp.to_table(relation))
     return select, rewritten.sql(dialect="duckdb")
@@ -112,13 +124,19 @@ def execute(plan: QueryPlan) -> QueryResult:
     with ThreadPoolExecutor(READ_THREADS) as pool:
         parts = list(pool.map(lambda item: _read_slice(item, plan.columns), plan.slices))
     tables = [table for table, _ in parts]
-    data = pa.concat_tables(tables) if tables else pa.schema([SCHEMA.field(name) for name in plan.columns]).empty_table()
+    data = (
+        pa.concat_tables(tables)
+        if tables
+        else pa.schema([SCHEMA.field(name) for name in plan.columns]).empty_table()
+    )
     connection = duckdb.connect()
     try:
         connection.register(RELATION, data)
         result = connection.sql(plan.sql).to_arrow_table()
     except duckdb.Error as exc:
-        raise SqlError(f"the query failed: {exc}", hint="check column names against the NetFlow schema") from exc
+        raise SqlError(
+            f"the query failed: {exc}", hint="check column names against the NetFlow schema"
+        ) from exc
     finally:
         connection.close()
     return QueryResult(result, plan, sum(size for _, size in parts), time.perf_counter() - started)
@@ -147,7 +165,9 @@ def _compared_with_address(literal: exp.Literal) -> bool:
         parent = parent.parent
     if not isinstance(parent, exp.Predicate | exp.In | exp.Between):
         return False
-    return any(isinstance(child, exp.Column) and child.name in IP_COLUMNS for child in parent.iter_expressions())
+    return any(
+        isinstance(child, exp.Column) and child.name in IP_COLUMNS for child in parent.iter_expressions()
+    )
 
 
 def _catalog_boxes(boxes: list[Box], layout: PartitionLayout) -> list[Box]:
@@ -170,7 +190,10 @@ def _block_slices(partitions: list[Partition], boxes: list[Box]) -> tuple[list[F
         keep = [
             block.row_group
             for block in blocks
-            if any(window is None or (block.time_max >= window[0] and block.time_min <= window[1]) for window in windows)
+            if any(
+                window is None or (block.time_max >= window[0] and block.time_min <= window[1])
+                for window in windows
+            )
         ]
         if keep:
             slices.append(FileSlice(partition.path, keep))
@@ -189,7 +212,11 @@ def _read_slice(item: FileSlice, columns: list[str]) -> tuple[pa.Table, int]:
 def _chunk_bytes(metadata: pq.FileMetaData, row_groups: list[int], columns: list[str]) -> int:
     """Compressed bytes of the given columns in the given row groups."""
     wanted = {metadata.schema.to_arrow_schema().get_field_index(name) for name in columns}
-    return sum(metadata.row_group(group).column(index).total_compressed_size for group in row_groups for index in wanted)
+    return sum(
+        metadata.row_group(group).column(index).total_compressed_size
+        for group in row_groups
+        for index in wanted
+    )
 
 
 def _columns(select: exp.Select) -> list[str]:
@@ -213,5 +240,38 @@ def _notes(select: exp.Select, layout: PartitionLayout, unused: set[str]) -> lis
         )
     unusable = sorted(unused - set(other))
     if unusable:
-        notes.append(f"conditions on {', '.join(unusable)} are not simple ranges and were not used for pruning")
+        notes.append(
+            f"conditions on {', '.join(unusable)} are not simple ranges and were not used for pruning"
+        )
     return notes
+
+
+def format_result(result: QueryResult, *, explain: bool = False, max_rows: int = 50) -> str:
+    """The rows as text (addresses dotted), a cost line, notes, and with ``explain`` the boxes."""
+    table = result.table
+    names = table.column_names
+    rows = [
+        [_cell(name, value) for name, value in zip(names, row.values())]
+        for row in table.slice(0, max_rows).to_pylist()
+    ]
+    widths = [max([len(name), *(len(row[i]) for row in rows)]) for i, name in enumerate(names)]
+    lines = ["  ".join(name.ljust(width) for name, width in zip(names, widths))]
+    lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) for row in rows]
+    if table.num_rows > max_rows:
+        lines.append(f"... {table.num_rows - max_rows} more rows")
+    plan = result.plan
+    lines.append(
+        f"{table.num_rows} rows in {result.seconds:.3f} s; read {plan.partitions_read}/{plan.partitions_total} "
+        f"partitions, {plan.blocks_read}/{plan.blocks_total} blocks, {result.bytes_read:,} bytes"
+    )
+    lines += [f"note: {note}" for note in plan.notes]
+    if explain:
+        lines.append(f"DuckDB: {plan.sql}")
+        lines += [f"box: {box or '(everything)'}" for box in plan.boxes]
+    return "\n".join(lines)
+
+
+def _cell(name: str, value: object) -> str:
+    if name in IP_COLUMNS and isinstance(value, int):
+        return int_to_ip(value)
+    return str(value)

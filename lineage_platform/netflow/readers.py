@@ -81,7 +81,11 @@ def read_csv(
     def set_aside(row: pacsv.InvalidRow) -> str:
         if flavour == "nfdump" and (row.text or "").startswith("Summary"):
             return "skip"  # nfdump's trailing summary block is not a record
-        rejects.add(f"{path}:{row.number}", f"expected {row.expected_columns} fields, got {row.actual_columns}", row.text)
+        rejects.add(
+            f"{path}:{row.number}" if row.number is not None else str(path),
+            f"expected {row.expected_columns} fields, got {row.actual_columns}",
+            row.text,
+        )
         return "skip"
 
     reader = pacsv.open_csv(
@@ -102,7 +106,9 @@ def read_parquet(path: Path, rejects: Rejects, *, batch_rows: int = 1 << 20) -> 
     parquet = pq.ParquetFile(path)
     missing = [name for name in COLUMNS if name not in parquet.schema_arrow.names]
     if missing:
-        raise IngestError(f"{path}: Parquet file lacks {', '.join(missing)}", hint="write the NetFlow record columns")
+        raise IngestError(
+            f"{path}: Parquet file lacks {', '.join(missing)}", hint="write the NetFlow record columns"
+        )
     for batch in parquet.iter_batches(batch_size=batch_rows, columns=list(COLUMNS)):
         columns = [batch.column(name) for name in COLUMNS]
         valid = np.ones(batch.num_rows, bool)
@@ -112,7 +118,10 @@ def read_parquet(path: Path, rejects: Rejects, *, batch_rows: int = 1 << 20) -> 
         for index in np.flatnonzero(~valid):
             rejects.add(f"{path}:{index}", "null field", str(table.slice(int(index), 1).to_pylist()[0]))
         yield pa.RecordBatch.from_arrays(
-            [column.filter(pa.array(valid)).cast(SCHEMA.field(name).type) for name, column in zip(COLUMNS, columns)],
+            [
+                column.filter(pa.array(valid)).cast(SCHEMA.field(name).type)
+                for name, column in zip(COLUMNS, columns)
+            ],
             schema=SCHEMA,
         )
 
@@ -126,7 +135,9 @@ def read_records(paths: Iterable[Path], rejects: Rejects) -> Iterator[pa.RecordB
         elif suffix in (".parquet", ".pq"):
             yield from read_parquet(path, rejects)
         else:
-            raise IngestError(f"{path}: unknown NetFlow file type", hint="use .csv (platform or nfdump) or .parquet")
+            raise IngestError(
+                f"{path}: unknown NetFlow file type", hint="use .csv (platform or nfdump) or .parquet"
+            )
 
 
 def write_csv(batches: Iterable[pa.RecordBatch], path: Path) -> int:
@@ -206,7 +217,9 @@ def _nfdump_field(column: str, text: pa.Array) -> tuple[pa.Array, np.ndarray]:
     if column == "tcp_flags":
         flags = np.zeros(len(text), np.uint8)
         for letter, bit in TCP_FLAG_BITS.items():
-            flags |= np.where(pc.match_substring(text, letter).fill_null(False).to_numpy(zero_copy_only=False), bit, 0)
+            flags |= np.where(
+                pc.match_substring(text, letter).fill_null(False).to_numpy(zero_copy_only=False), bit, 0
+            )
         well_formed = pc.match_substring_regex(text, r"^[.UAPRSFCE]{6,8}$|^0x[0-9a-fA-F]+$|^\d+$")
         return pa.array(flags), well_formed.fill_null(False).to_numpy(zero_copy_only=False)
     return _platform_field(column, text)

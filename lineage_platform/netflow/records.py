@@ -8,6 +8,7 @@ ranges, CIDR blocks and equi-depth boundaries are plain integer intervals.
 from __future__ import annotations
 
 import ipaddress
+from datetime import UTC, datetime
 
 import numpy as np
 import pyarrow as pa
@@ -75,7 +76,9 @@ def ips_to_uint32(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     parts = pa.compute.split_pattern(texts.cast(pa.string()), ".")
     lengths = pa.compute.list_value_length(parts).to_numpy(zero_copy_only=False)
     valid = np.nan_to_num(lengths, nan=0) == 4
-    flat = pa.compute.list_flatten(pa.compute.if_else(pa.array(valid), parts, pa.scalar(["0", "0", "0", "0"])))
+    flat = pa.compute.list_flatten(
+        pa.compute.if_else(pa.array(valid), parts, pa.scalar(["0", "0", "0", "0"]))
+    )
     octets = _parse_unsigned(flat)
     octets_ok = (octets >= 0) & (octets <= 255)
     octets = np.where(octets_ok, octets, 0).reshape(-1, 4)
@@ -89,3 +92,11 @@ def _parse_unsigned(strings: pa.Array) -> np.ndarray:
     digits = pa.compute.match_substring_regex(strings, r"^\d{1,10}$").fill_null(False)
     safe = pa.compute.if_else(digits, strings, "-1")
     return safe.cast(pa.int64()).to_numpy(zero_copy_only=False)
+
+
+def epoch_ms(text: str) -> int:
+    """'YYYY-MM-DD[ HH:MM:SS[.fff]]' (UTC unless it carries an offset) -> epoch milliseconds; ValueError if not."""
+    moment = datetime.fromisoformat(text.strip())
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return round(moment.timestamp() * 1000)

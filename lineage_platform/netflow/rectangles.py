@@ -16,13 +16,19 @@ keeping data.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 
-import sqlglot
 from sqlglot import exp
 
 from lineage_platform.errors import SqlError
-from lineage_platform.netflow.records import COLUMNS, IP_COLUMNS, TIME_COLUMNS, cidr_range, domain, ip_to_int
+from lineage_platform.netflow.records import (
+    COLUMNS,
+    IP_COLUMNS,
+    TIME_COLUMNS,
+    cidr_range,
+    domain,
+    epoch_ms,
+    ip_to_int,
+)
 
 Interval = tuple[int, int]
 Number = int | float
@@ -62,7 +68,12 @@ def literal_value(column: str, node: exp.Expression) -> int | float:
     if column in IP_COLUMNS and node.is_string:
         return ip_to_int(node.this)
     if column in TIME_COLUMNS and node.is_string:
-        return _epoch_ms(node.this)
+        try:
+            return epoch_ms(node.this)
+        except ValueError as exc:
+            raise SqlError(
+                f"not a timestamp: {node.this!r}", hint="write times as 'YYYY-MM-DD HH:MM:SS'"
+            ) from exc
     if node.is_string:
         raise _NotALiteral
     number = float(node.this)
@@ -193,14 +204,7 @@ def _bounded(boxes: list[Box]) -> list[Box]:
 def _bounding_box(boxes: list[Box]) -> Box:
     """The smallest box containing all of them (a column unconstrained in one box is unconstrained in it)."""
     shared = set.intersection(*(set(box) for box in boxes))
-    return {column: (min(box[column][0] for box in boxes), max(box[column][1] for box in boxes)) for column in shared}
-
-
-def _epoch_ms(text: str) -> int:
-    try:
-        moment = datetime.fromisoformat(text.strip())
-    except ValueError as exc:
-        raise SqlError(f"not a timestamp: {text!r}", hint="write times as 'YYYY-MM-DD HH:MM:SS'") from exc
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return int(round(moment.timestamp() * 1000))
+    return {
+        column: (min(box[column][0] for box in boxes), max(box[column][1] for box in boxes))
+        for column in shared
+    }

@@ -23,7 +23,7 @@ from lineage_platform.netflow.blocks import PartitionFile, describe_file, index_
 from lineage_platform.netflow.catalog import add_partitions, find_dataset, register_dataset
 from lineage_platform.netflow.ingest import partition_directory
 from lineage_platform.netflow.layout import PartitionLayout
-from lineage_platform.netflow.maintenance import LayoutRequest
+from lineage_platform.netflow.maintenance import DEFAULT_REQUEST, LayoutRequest
 from lineage_platform.netflow.records import COLUMNS, TIME_COLUMN
 
 if TYPE_CHECKING:
@@ -40,14 +40,16 @@ def spark_ingest(
     root: Path,
     inputs: list[Path],
     *,
-    request: LayoutRequest = LayoutRequest(),
+    request: LayoutRequest = DEFAULT_REQUEST,
 ) -> list[PartitionFile]:
     """Partition Parquet record files with Spark into ``root`` and catalogue the result."""
     if not inputs:
         raise IngestError("no input files", hint="give one or more Parquet files of NetFlow records")
     known = find_dataset(g, dataset)
     if known is None:
-        layout = PartitionLayout.from_sample(_sample(inputs, request.sample_rows), request.attributes, request.ranges, request.bucket_ms)
+        layout = PartitionLayout.from_sample(
+            _sample(inputs, request.sample_rows), request.attributes, request.ranges, request.bucket_ms
+        )
         register_dataset(g, dataset, layout, root)
     else:
         layout, root = known
@@ -79,7 +81,9 @@ def _with_partition(frame: DataFrame, layout: PartitionLayout) -> DataFrame:
         for index, cut in reversed(list(enumerate(cuts))):
             rank = F.when(F.col(name) < F.lit(cut), F.lit(index)).otherwise(rank)
         cell = cell * F.lit(len(cuts) + 1) + rank
-    return frame.withColumn("bucket", millis - F.pmod(millis, F.lit(layout.bucket_ms))).withColumn("cell", cell)
+    return frame.withColumn("bucket", millis - F.pmod(millis, F.lit(layout.bucket_ms))).withColumn(
+        "cell", cell
+    )
 
 
 def _adopt(staging: Path, root: Path, layout: PartitionLayout) -> list[PartitionFile]:
@@ -90,7 +94,9 @@ def _adopt(staging: Path, root: Path, layout: PartitionLayout) -> list[Partition
         if match is None:
             continue
         bucket, cell = int(match.group(1)), int(match.group(2))
-        target = partition_directory(root, bucket, cell) / f"{staging.name.lstrip('_')}-{written.stem}.parquet"
+        target = (
+            partition_directory(root, bucket, cell) / f"{staging.name.lstrip('_')}-{written.stem}.parquet"
+        )
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(written, target)
         index_blocks(target)

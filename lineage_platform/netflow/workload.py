@@ -34,7 +34,9 @@ class AttributeChoice:
     def explain(self) -> str:
         """A few lines a person can check: every attribute's share and the verdict."""
         total = sum(self.weights)
-        lines = [f"{total} queries ({len(self.queries)} distinct, {self.skipped} unparsable) — threshold {self.threshold:.0%}"]
+        lines = [
+            f"{total} queries ({len(self.queries)} distinct, {self.skipped} unparsable) — threshold {self.threshold:.0%}"
+        ]
         for name in sorted(self.shares, key=lambda item: -self.shares[item]):
             if name in self.chosen:
                 verdict = "chosen"
@@ -73,7 +75,9 @@ def choose_attributes(log_text: str, *, threshold: float = 0.25, maximum: int = 
     """Pick clustering attributes from a query log."""
     counts, skipped = parse_query_log(log_text)
     if not counts:
-        raise SqlError("the query log holds no parsable statement", hint="give SELECT statements separated by ';'")
+        raise SqlError(
+            "the query log holds no parsable statement", hint="give SELECT statements separated by ';'"
+        )
     queries = list(counts)
     weights = [counts[query] for query in queries]
     matrix = []
@@ -82,5 +86,7 @@ def choose_attributes(log_text: str, *, threshold: float = 0.25, maximum: int = 
         matrix.append([weight if name in used else 0 for name in CLUSTERABLE])
     total = sum(weights)
     shares = {name: sum(row[i] for row in matrix) / total for i, name in enumerate(CLUSTERABLE)}
-    ranked = sorted((name for name in CLUSTERABLE if shares[name] >= threshold), key=lambda name: -shares[name])
+    ranked = sorted(
+        (name for name in CLUSTERABLE if shares[name] >= threshold), key=lambda name: -shares[name]
+    )
     return AttributeChoice(queries, weights, matrix, shares, tuple(ranked[:maximum]), threshold, skipped)

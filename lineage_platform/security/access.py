@@ -19,14 +19,24 @@ from lineage_platform.security.resource_blocks import extract_resource_blocks
 def decide(
     sql: str,
     user: str,
-    policy_file: str | Path,
+    policy_file: str | Path | None,
     *,
     schema: Mapping[str, Any] | None = None,
     dialect: str = "hive",
     default_db: str | None = None,
+    graph_url: str | None = None,
 ) -> Decision:
-    """Allow or deny ``sql`` for ``user`` under the policy file; untraceable SQL is denied with the reason."""
-    store = load_policy(policy_file)
+    """Allow or deny ``sql`` for ``user`` under the policy file (None: the grants stored in the graph).
+
+    Untraceable SQL is denied with the reason.
+    """
+    if policy_file is None:
+        from lineage_platform.graph import connect
+        from lineage_platform.security.policy_graph import load_policy_graph
+
+        store = load_policy_graph(connect(graph_url))
+    else:
+        store = load_policy(policy_file)
     try:
         request = extract_resource_blocks(sql, schema, dialect, default_db)
     except SecurityError as error:
@@ -37,7 +47,7 @@ def decide(
 def mask_for(
     sql: str,
     user: str,
-    policy_file: str | Path,
+    policy_file: str | Path | None,
     mode: Mode,
     *,
     schema: Mapping[str, Any] | None = None,
@@ -46,6 +56,8 @@ def mask_for(
     graph_url: str | None = None,
 ) -> MaskedQuery:
     """``sql`` rewritten for ``user`` with the policy file's masking rules; label rules read the graph."""
+    if policy_file is None:
+        raise SecurityError("masking needs the masking rules of a policy file", hint="pass --policy FILE")
     store = load_policy(policy_file)
     policy = masking_policy(store.masking)
     graph = None

@@ -11,14 +11,19 @@ import time
 from pathlib import Path
 
 import pytest
+from gremlin_python.process.anonymous_traversal import traversal
 
 from lineage_platform.cdc.checkpoint import RelayCheckpoint
 from lineage_platform.cdc.content import GraphContent
 from lineage_platform.cdc.errors import ChangeCaptureError, SchemaVersionError
 from lineage_platform.cdc.log_capture import LogCapture
 from lineage_platform.cdc.mirror import SqliteMirror
+from lineage_platform.cdc.outbox import OUTBOX_LABEL, Outbox, OutboxCapture
 from lineage_platform.cdc.relay import Relay
 from lineage_platform.cdc.service import log_relay, mirror_subscriber
+from lineage_platform.graph.connect import EmbeddedRemoteConnection, open_embedded
+from lineage_platform.graph.writer import LineageWriter
+from tests.cdc.test_outbox import CDC_LABELS, by_key, statements
 from tests.cdc.workload import open_store, run_workload
 from tests.kafka_broker import new_topic, produce
 
@@ -136,3 +141,25 @@ def test_mirror_converges_when_the_relay_and_mirror_processes_are_killed(
     expected = GraphContent.from_state(graph.graph.export_state())
     graph.close()
     assert SqliteMirror(tmp_path / "mirror.db", topic).content().differences(expected) == {}
+
+
+def test_the_outbox_relay_feeds_a_mirror_over_kafka(kafka_broker: str, tmp_path: Path) -> None:
+    graph = open_embedded(None)
+    g = traversal().with_remote(EmbeddedRemoteConnection(graph))
+    writer = LineageWriter(g, batch_size=9, outbox=Outbox())
+    topic = new_topic(kafka_broker, "cdc-outbox", partitions=2)
+    checkpoint = RelayCheckpoint(tmp_path / "relay.json", "outbox:test")
+    writer.write(statements(6))
+    relay = Relay(OutboxCapture(g), kafka_broker, topic, checkpoint)
+    relay.catch_up()
+    writer.write(statements(4, offset=6))
+    relay.catch_up()
+    relay.close()
+    assert g.V().has_label(OUTBOX_LABEL).count().next() == 0
+    subscriber = mirror_subscriber(tmp_path / "mirror.db", kafka_broker, topic, since_scn=0)
+    summary = subscriber.run_until_idle(0.5)
+    assert summary.last_scn == checkpoint.load() > 1
+    state = graph.graph.export_state()
+    cdc_ids = {vid for vid, label in state[2] if label in CDC_LABELS}
+    assert by_key(subscriber.sink.content(), set()) == by_key(GraphContent.from_state(state), cdc_ids)
+    subscriber.close()

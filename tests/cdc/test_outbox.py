@@ -32,7 +32,7 @@ def statements(count: int, offset: int = 0) -> list[StatementLineage]:
     ]
 
 
-def _by_key(content: GraphContent, skip: set) -> tuple[set, set, set, set]:
+def by_key(content: GraphContent, skip: set) -> tuple[set, set, set, set]:
     """Content with vertex properties named by key (the outbox does not know property ids)."""
     return (
         {v for v in content.vertices if v[0] not in skip},
@@ -66,7 +66,7 @@ def test_the_outbox_reproduces_what_the_writer_committed(tmp_path: Path) -> None
     assert g.V().has_label(OUTBOX_LABEL).count().next() == 0
     state = graph.graph.export_state()
     cdc_ids = {vid for vid, label in state[2] if label in CDC_LABELS}
-    assert _by_key(mirror.content(), set()) == _by_key(GraphContent.from_state(state), cdc_ids)
+    assert by_key(mirror.content(), set()) == by_key(GraphContent.from_state(state), cdc_ids)
 
 
 def test_a_failed_flush_leaves_neither_writes_nor_an_outbox_entry() -> None:

@@ -273,29 +273,43 @@ def group_value_reducer(args: list[Any] | None, c: Compiler) -> Callable[[list[T
     return apply
 
 
-def _grouper(call: StepCall, c: Compiler, counting: bool) -> Callable[[list[Trav]], dict[Any, Any]]:
+def hashable_key(key: Any) -> Any:
+    """A map key for ``key``: lists become tuples, maps frozen item tuples (results turn them back into lists)."""
+    if isinstance(key, list):
+        return tuple(hashable_key(item) for item in key)
+    if isinstance(key, dict):
+        return tuple((hashable_key(k), hashable_key(v)) for k, v in key.items())
+    if isinstance(key, set):
+        return frozenset(key)
+    return key
+
+
+Grouper = Callable[[list[Trav], dict[Any, tuple[Any, list[Trav]]]], dict[Any, Any]]
+
+
+def _grouper(call: StepCall, c: Compiler, counting: bool) -> Grouper:
+    """A function adding traversers to ``members`` (hash key -> (map key, traversers)) and returning the map."""
     bys = call.modulator_args("by")
     key_fn = by_functions(bys[:1], c, call.name)[0] if bys else (lambda t: t.obj)
     reduce_values = None if counting else group_value_reducer(bys[1] if len(bys) > 1 else None, c)
 
-    def group(travs: list[Trav]) -> dict[Any, Any]:
-        keys: dict[Any, Any] = {}
-        members: dict[Any, list[Trav]] = {}
+    def group(travs: list[Trav], members: dict[Any, tuple[Any, list[Trav]]]) -> dict[Any, Any]:
         for t in travs:
             key = key_fn(t)
             if key is NOTHING:
                 continue
             hk = hash_key(key)
-            keys.setdefault(hk, key)
-            members.setdefault(hk, []).append(t)
+            if hk not in members:
+                members[hk] = (hashable_key(key), [])
+            members[hk][1].append(t)
         out: dict[Any, Any] = {}
-        for hk, group_travs in members.items():
+        for key, group_travs in members.values():
             if counting:
-                out[keys[hk]] = long(sum(t.bulk for t in group_travs))
+                out[key] = long(sum(t.bulk for t in group_travs))
             else:
                 value = reduce_values(group_travs)
                 if value is not NOTHING:
-                    out[keys[hk]] = value
+                    out[key] = value
         return out
 
     return group
@@ -303,27 +317,22 @@ def _grouper(call: StepCall, c: Compiler, counting: bool) -> Callable[[list[Trav
 
 @step("group", "groupCount")
 def compile_group(call: StepCall, c: Compiler) -> StepFn:
-    """group([key]).by(key).by(value) / groupCount([key]).by(key): a map, or a side effect when named."""
+    """group([key]).by(key).by(value) / groupCount([key]).by(key): a map, or a side effect when named (which
+    keeps growing while the step runs again, e.g. inside repeat())."""
     group = _grouper(call, c, counting=call.name == "groupCount")
     side_effect_key = call.args[0] if call.args else None
     if side_effect_key is None:
 
         def run(travs: Iterator[Trav]) -> Iterator[Trav]:
-            yield c.start(group(list(travs)))
+            yield c.start(group(list(travs), {}))
 
         return run
 
+    members: dict[Any, tuple[Any, list[Trav]]] = {}
+
     def run_side_effect(travs: Iterator[Trav]) -> Iterator[Trav]:
         collected = list(travs)
-        result = group(collected)
-        existing = c.side_effects.get(side_effect_key)
-        if isinstance(existing, dict) and call.name == "groupCount":
-            for key, count in result.items():
-                existing[key] = long(existing.get(key, 0) + count)
-        elif isinstance(existing, dict):
-            existing.update(result)
-        else:
-            c.side_effects[side_effect_key] = result
+        c.side_effects[side_effect_key] = group(collected, members)
         yield from collected
 
     return run_side_effect

@@ -1,0 +1,108 @@
+"""The policy store in the graph: principals (users, roles), memberships and grants.
+
+``principal`` vertices (``user:NAME`` / ``role:NAME``) ``-memberOf->`` roles and ``-holds->`` ``grant`` vertices
+(database, table, columns, rows). Grants do not need the granted table to have lineage in the graph yet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from gremlin_python.process.graph_traversal import GraphTraversalSource, __
+from gremlin_python.process.traversal import Direction, Merge, T
+
+from lineage_platform.security.policy import Grant, PolicyStore, parse_rows
+from lineage_platform.security.resource_blocks import describe_rows
+
+
+def _grant_fields(grant: Grant) -> dict[str, str]:
+    return {
+        "grantDatabase": grant.database,
+        "grantTable": grant.table or "",
+        "grantColumns": json.dumps(sorted(grant.columns)) if grant.columns is not None else "",
+        "grantRows": describe_rows(grant.rows) if grant.rows else "",
+    }
+
+
+def save_policy(g: GraphTraversalSource, store: PolicyStore) -> int:
+    """Upsert the store's principals, role memberships and grants; returns the number of grants written."""
+    principals = {g.principal for g in store.grants} | {f"role:{role}" for role in store.roles}
+    principals |= {f"user:{member}" for members in store.roles.values() for member in members}
+    ids = _upsert(g, "principal", {name: {"name": name.split(":", 1)[1]} for name in principals})
+    grants = {}
+    for grant in store.grants:
+        fields = _grant_fields(grant)
+        key = hashlib.sha1(json.dumps([grant.principal, fields], sort_keys=True).encode()).hexdigest()[:20]
+        grants[f"grant:{key}"] = (grant.principal, fields)
+    grant_ids = _upsert(g, "grant", {name: {"name": name, **fields} for name, (_, fields) in grants.items()})
+    edges = [
+        (ids[f"user:{m}"], ids[f"role:{r}"], "memberOf")
+        for r, members in store.roles.items()
+        for m in members
+    ]
+    edges += [(ids[principal], grant_ids[name], "holds") for name, (principal, _) in grants.items()]
+    if edges:
+        rows = [{T.label: label, Direction.OUT: out, Direction.IN: in_} for out, in_, label in edges]
+        g.inject(*rows).merge_e().iterate()
+    return len(grants)
+
+
+def _upsert(g: GraphTraversalSource, label: str, vertices: dict[str, dict[str, str]]) -> dict[str, object]:
+    if not vertices:
+        return {}
+    names = sorted(vertices)
+    rows = [
+        {"match": {T.label: label, "qualifiedName": n}, "create": {"typeName": label, **vertices[n]}}
+        for n in names
+    ]
+    created = (
+        g.inject(*rows)
+        .merge_v(__.select("match"))
+        .option(Merge.on_create, __.select("create"))
+        .id_()
+        .to_list()
+    )
+    return dict(zip(names, created))
+
+
+def load_policy_graph(g: GraphTraversalSource) -> PolicyStore:
+    """The roles and grants stored in the graph (masking rules live in policy files only)."""
+    roles: dict[str, set[str]] = {}
+    memberships = (
+        g.V()
+        .has_label("principal")
+        .out_e("memberOf")
+        .project("user", "role")
+        .by(__.out_v().values("name"))
+        .by(__.in_v().values("name"))
+        .to_list()
+    )
+    for row in memberships:
+        roles.setdefault(row["role"], set()).add(row["user"])
+    held = (
+        g.V()
+        .has_label("principal")
+        .as_("p")
+        .out("holds")
+        .project("principal", "grant")
+        .by(__.select("p").values("qualifiedName"))
+        .by(__.value_map("grantDatabase", "grantTable", "grantColumns", "grantRows"))
+        .to_list()
+    )
+    grants = []
+    for row in held:
+        fields = {k: v[0] for k, v in row["grant"].items()}
+        columns = fields.get("grantColumns", "")
+        grants.append(
+            Grant(
+                row["principal"],
+                fields["grantDatabase"],
+                fields.get("grantTable") or None,
+                frozenset(json.loads(columns)) if columns else None,
+                parse_rows(fields.get("grantRows") or None, f"grant of {row['principal']}"),
+            )
+        )
+    for role in {g.principal.split(":", 1)[1] for g in grants if g.principal.startswith("role:")}:
+        roles.setdefault(role, set())
+    return PolicyStore(sorted(grants, key=repr), roles)
