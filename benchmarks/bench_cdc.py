@@ -189,6 +189,12 @@ class TimingSink:
         """Nothing to release."""
 
 
+def _wait_for(condition: Callable[[], bool], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def _lineage_cdc() -> str:
     return str(Path(sys.executable).with_name("lineage"))
 
@@ -218,16 +224,16 @@ def bench_lag(workdir: Path, brokers: str, rate: int, seconds: float) -> None:
     stop = threading.Event()
     reader = threading.Thread(target=subscriber.run, args=(stop,))
     reader.start()
+    g.add_v("table").property("qualifiedName", "db.warm_up").iterate()  # SCN 1: wait until the relay runs
+    _wait_for(lambda: 1 in sink.arrived)
     committed: dict[int, float] = {}
     total = int(rate * seconds)
     started = time.monotonic()
-    for n in range(1, total + 1):
+    for n in range(2, total + 2):
         time.sleep(max(0.0, started + n / rate - time.monotonic()))
         g.add_v("table").property("qualifiedName", f"db.lag{n}").iterate()
         committed[n] = time.monotonic()  # SCN n: the n-th commit of a fresh store
-    deadline = time.monotonic() + 30
-    while len(sink.arrived) < total and time.monotonic() < deadline:
-        time.sleep(0.05)
+    _wait_for(lambda: len(sink.arrived) > total)
     stop.set()
     reader.join()
     subscriber.close()

@@ -66,6 +66,7 @@ def open_consumer(brokers: str) -> Any:
             group_id=None,
             enable_auto_commit=False,
             max_partition_fetch_bytes=4 << 20,
+            fetch_max_wait_ms=50,  # an empty fetch returns after 50 ms instead of 500: lower end-to-end lag
         )
     except KafkaError as exc:
         raise kafka_error("connect a consumer", brokers, exc) from exc
