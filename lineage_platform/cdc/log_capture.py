@@ -43,9 +43,9 @@ class LogCapture:
         except StoreCorruptError:
             raise
         except StoreError as exc:
-            if not self.store.is_dir():
+            oldest = _oldest_retained_scn(self.store)
+            if oldest is None or oldest <= self.scn + 1:
                 raise
-            # the tail's only other failure: retention deleted the segments after self.scn
             raise BootstrapRequired(
                 f"the store's log no longer holds the changes after SCN {self.scn}: {exc.message}",
                 hint="run the relay again with --start-scn set to the oldest retained SCN minus one, then "
@@ -54,3 +54,9 @@ class LogCapture:
 
     def acknowledge(self, scn: int) -> None:
         """Nothing to release: the store's retention decides when old log segments go."""
+
+
+def _oldest_retained_scn(store: Path) -> int | None:
+    """The first SCN of the oldest log segment left in ``store`` (None if there is none)."""
+    bases = [int(path.name[4:-4]) for path in store.glob("wal-*.log") if path.name[4:-4].isdigit()]
+    return min(bases, default=None)

@@ -23,6 +23,7 @@ from gremlin_python.process.traversal import P
 from gremlin_python.statics import long
 
 from lineage_platform.cdc.events import ChangeEvent, LabelIndex, ops_to_events
+from lineage_platform.cdc.subscriber import Snapshot
 from lineage_platform.cdc.values import from_avro, to_avro
 
 OUTBOX_LABEL = "cdcOutbox"
@@ -102,3 +103,49 @@ class OutboxCapture:
     def acknowledge(self, scn: int) -> None:
         """Drop the outbox entries up to ``scn``: they are published and checkpointed."""
         self.g.V().has_label(OUTBOX_LABEL).has("seq", P.lte(long(scn))).drop().iterate()
+
+
+def snapshot_of_graph(g: GraphTraversalSource, *, graph: str = "graph") -> Snapshot:
+    """A consistent snapshot for subscribers of an outbox relay, read through Gremlin in one transaction.
+
+    Its SCN is the outbox counter read in the same transaction, so catching up from the topic after it
+    neither misses nor repeats a flush. Vertex properties are named by key, as in outbox events.
+    """
+    tx = g.tx()
+    gtx = tx.begin()
+    try:
+        seq = gtx.V().has_label(COUNTER_LABEL).values("seq").fold().next()
+        vertices = (
+            gtx.V()
+            .not_(__.has_label(P.within(OUTBOX_LABEL, COUNTER_LABEL)))
+            .project("id", "label", "properties")
+            .by(__.id_())
+            .by(__.label())
+            .by(__.value_map())
+            .to_list()
+        )
+        edges = (
+            gtx.E()
+            .project("id", "label", "out", "in", "properties")
+            .by(__.id_())
+            .by(__.label())
+            .by(__.out_v().id_())
+            .by(__.in_v().id_())
+            .by(__.value_map())
+            .to_list()
+        )
+    finally:
+        tx.rollback()
+    scn = seq[0] if seq else 0
+    ops: list[tuple] = []
+    for vertex in vertices:
+        ops.append(("addV", vertex["id"], vertex["label"]))
+        ops.extend(
+            ("addVP", vertex["id"], key, key, value)
+            for key, values in vertex["properties"].items()
+            for value in values
+        )
+    for edge in edges:
+        ops.append(("addE", edge["id"], edge["label"], edge["out"], edge["in"]))
+        ops.extend(("setEP", edge["id"], key, value) for key, value in edge["properties"].items())
+    return Snapshot(scn, ops_to_events(graph, scn, ops, time.time_ns() // 1_000_000, LabelIndex()))

@@ -9,7 +9,7 @@ from pathlib import Path
 from lineage_platform.cdc.checkpoint import RelayCheckpoint
 from lineage_platform.cdc.log_capture import LogCapture
 from lineage_platform.cdc.mirror import SqliteMirror
-from lineage_platform.cdc.outbox import OutboxCapture
+from lineage_platform.cdc.outbox import OutboxCapture, snapshot_of_graph
 from lineage_platform.cdc.relay import ChangeSource, Relay
 from lineage_platform.cdc.store_snapshot import snapshot_events, snapshot_of_store
 from lineage_platform.cdc.subscriber import Snapshot, Subscriber
@@ -68,20 +68,37 @@ def store_snapshot_source(store: str | os.PathLike) -> Callable[[], Snapshot]:
     return take
 
 
+def graph_snapshot_source(graph_url: str) -> Callable[[], Snapshot]:
+    """A snapshot maker for subscribers of an outbox relay: the graph read through Gremlin in one transaction."""
+
+    def take() -> Snapshot:
+        from lineage_platform.graph import connect
+
+        return snapshot_of_graph(connect(graph_url), graph=graph_url)
+
+    return take
+
+
 def mirror_subscriber(
     mirror_path: str | os.PathLike,
     brokers: str,
     topic: str,
     *,
     store: str | os.PathLike | None = None,
+    graph_url: str | None = None,
     since_scn: int | None = None,
     rebootstrap: bool = False,
 ) -> Subscriber:
     """A subscriber keeping the SQLite mirror at ``mirror_path`` in sync with ``topic``.
 
-    A new mirror is bootstrapped from the embedded ``store`` (snapshot + catch-up) or starts after
-    ``since_scn`` empty.
+    A new mirror is bootstrapped from the embedded ``store`` (log relays), else starts empty after
+    ``since_scn``, else is bootstrapped through Gremlin from ``graph_url`` (outbox relays).
     """
     sink = SqliteMirror(mirror_path, topic)
-    snapshot = store_snapshot_source(store) if store is not None else None
+    if store is not None:
+        snapshot = store_snapshot_source(store)
+    elif since_scn is None and graph_url is not None:
+        snapshot = graph_snapshot_source(graph_url)
+    else:
+        snapshot = None
     return Subscriber(brokers, topic, sink, snapshot=snapshot, since_scn=since_scn, rebootstrap=rebootstrap)

@@ -103,6 +103,7 @@ def relay(
     help="SQLite file of the mirror.",
 )
 @p.store
+@p.graph_url
 @bootstrap_servers
 @topic
 @p.option(
@@ -119,17 +120,27 @@ def relay(
 def mirror(
     mirror_path: str,
     store: str | None,
+    graph_url: str | None,
     bootstrap_servers: str,
     topic: str,
     since_scn: int | None,
     rebootstrap: bool,
     once: bool,
 ) -> None:
-    """Keep a SQLite copy of the graph (views: datasets, lineage_edges) in sync with the change topic."""
+    """Keep a SQLite copy of the graph (views: datasets, lineage_edges) in sync with the change topic.
+
+    A new mirror starts from a snapshot of --store (log relay), or empty after --since-scn, or from a snapshot
+    of --graph read through Gremlin (outbox relay)."""
     from lineage_platform.cdc.service import mirror_subscriber
 
     subscriber = mirror_subscriber(
-        mirror_path, bootstrap_servers, topic, store=store, since_scn=since_scn, rebootstrap=rebootstrap
+        mirror_path,
+        bootstrap_servers,
+        topic,
+        store=store,
+        graph_url=graph_url,
+        since_scn=since_scn,
+        rebootstrap=rebootstrap,
     )
     try:
         summary = subscriber.run_until_idle() if once else subscriber.run(_stop_on_signals())

@@ -33,14 +33,18 @@ WRITER_OPTIONS = {
 
 @dataclass(frozen=True)
 class Block:
-    """One row group of a partition file."""
+    """One row group of a partition file: time range, rows, where it starts, compressed bytes per column."""
 
     row_group: int
     time_min: int
     time_max: int
     rows: int
     offset: int
-    compressed_bytes: int
+    column_bytes: dict[str, int]
+
+    def bytes_of(self, columns: list[str]) -> int:
+        """Compressed bytes a reader of these columns fetches from this block."""
+        return sum(self.column_bytes.get(name, 0) for name in columns)
 
 
 @dataclass
@@ -109,8 +113,8 @@ def index_blocks(path: Path) -> list[Block]:
             )
         columns = [group.column(i) for i in range(group.num_columns)]
         offset = min(column.dictionary_page_offset or column.data_page_offset for column in columns)
-        size = sum(column.total_compressed_size for column in columns)
-        blocks.append(Block(number, _ms(stats.min), _ms(stats.max), group.num_rows, offset, size))
+        sizes = {column.path_in_schema: column.total_compressed_size for column in columns}
+        blocks.append(Block(number, _ms(stats.min), _ms(stats.max), group.num_rows, offset, sizes))
     sidecar(path).write_text(json.dumps([asdict(block) for block in blocks]))
     return blocks
 

@@ -78,14 +78,14 @@ def read_csv(
             hint=f"the first line must name the columns ({', '.join(mapping)})",
         )
 
+    trailer = []  # nfdump ends its CSV with a "Summary" block: those lines are not records
+
     def set_aside(row: pacsv.InvalidRow) -> str:
-        if flavour == "nfdump" and (row.text or "").startswith("Summary"):
-            return "skip"  # nfdump's trailing summary block is not a record
-        rejects.add(
-            f"{path}:{row.number}" if row.number is not None else str(path),
-            f"expected {row.expected_columns} fields, got {row.actual_columns}",
-            row.text,
-        )
+        if flavour == "nfdump" and (trailer or (row.text or "").startswith("Summary")):
+            trailer.append(row.text)
+            return "skip"
+        where = f"{path}:{row.number}" if row.number is not None else str(path)
+        rejects.add(where, f"expected {row.expected_columns} fields, got {row.actual_columns}", row.text)
         return "skip"
 
     reader = pacsv.open_csv(
@@ -215,13 +215,14 @@ def _nfdump_field(column: str, text: pa.Array) -> tuple[pa.Array, np.ndarray]:
         named = ~np.isnan(index.astype(float))
         return pa.array(np.where(named, by_name, number.to_numpy(zero_copy_only=False))), named | numeric_ok
     if column == "tcp_flags":
-        flags = np.zeros(len(text), np.uint8)
+        letters = pc.match_substring_regex(text, r"^[.UAPRSFCE]{6,8}$").fill_null(False).to_numpy(zero_copy_only=False)
+        flags, numeric = _integers(text, pa.uint8())  # some nfdump builds print the flags as a number
+        flags = flags.to_numpy(zero_copy_only=False).copy()
+        flags[letters] = 0
         for letter, bit in TCP_FLAG_BITS.items():
-            flags |= np.where(
-                pc.match_substring(text, letter).fill_null(False).to_numpy(zero_copy_only=False), bit, 0
-            )
-        well_formed = pc.match_substring_regex(text, r"^[.UAPRSFCE]{6,8}$|^0x[0-9a-fA-F]+$|^\d+$")
-        return pa.array(flags), well_formed.fill_null(False).to_numpy(zero_copy_only=False)
+            present = pc.match_substring(text, letter).fill_null(False).to_numpy(zero_copy_only=False)
+            flags[letters & present] |= np.uint8(bit)
+        return pa.array(flags), letters | numeric
     return _platform_field(column, text)
 
 

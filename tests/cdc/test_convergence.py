@@ -23,8 +23,7 @@ from lineage_platform.cdc.relay import Relay
 from lineage_platform.cdc.service import log_relay, mirror_subscriber
 from lineage_platform.graph.connect import EmbeddedRemoteConnection, open_embedded
 from lineage_platform.graph.writer import LineageWriter
-from tests.cdc.test_outbox import CDC_LABELS, by_key, statements
-from tests.cdc.workload import open_store, run_workload
+from tests.cdc.workload import CDC_LABELS, by_key, open_store, run_workload, statements
 from tests.kafka_broker import new_topic, produce
 
 pytestmark = [pytest.mark.slow, pytest.mark.broker]

@@ -87,7 +87,12 @@ def test_a_capture_behind_the_retained_log_is_told_to_bootstrap(tmp_path: Path) 
     assert [e.element_id for e in _capture_all(LogCapture(tmp_path / "store", after_scn=3))] == [4]
 
 
-def test_a_damaged_closed_segment_stops_capture_with_its_place(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "damage",
+    [lambda data: data[:-3] + bytes([data[-3] ^ 0xFF]) + data[-2:], lambda data: data[:-5]],
+    ids=["flipped-byte", "truncated"],
+)
+def test_a_damaged_closed_segment_stops_capture_with_its_place(tmp_path: Path, damage) -> None:  # type: ignore[no-untyped-def]
     graph, g = open_store(tmp_path / "store")
     for n in range(3):
         g.add_v("table").property("qualifiedName", f"db.t{n}").iterate()
@@ -96,9 +101,7 @@ def test_a_damaged_closed_segment_stops_capture_with_its_place(tmp_path: Path) -
     g.add_v("table").iterate()
     graph.close()
     first_segment = sorted((tmp_path / "store").glob("wal-*.log"))[0]
-    data = bytearray(first_segment.read_bytes())
-    data[-3] ^= 0xFF
-    first_segment.write_bytes(bytes(data))
+    first_segment.write_bytes(damage(first_segment.read_bytes()))
     with pytest.raises(StoreCorruptError, match=first_segment.name):
         _capture_all(LogCapture(tmp_path / "store"))
 

@@ -9,37 +9,10 @@ from gremlin_python.process.anonymous_traversal import traversal
 
 from lineage_platform.cdc.content import GraphContent
 from lineage_platform.cdc.mirror import SqliteMirror
-from lineage_platform.cdc.outbox import COUNTER_LABEL, OUTBOX_LABEL, Outbox, OutboxCapture
+from lineage_platform.cdc.outbox import COUNTER_LABEL, OUTBOX_LABEL, Outbox, OutboxCapture, snapshot_of_graph
 from lineage_platform.graph.connect import EmbeddedRemoteConnection, open_embedded
 from lineage_platform.graph.writer import LineageWriter
-from lineage_platform.model import ColumnEdge, Dataset, StatementLineage
-
-CDC_LABELS = {OUTBOX_LABEL, COUNTER_LABEL}
-
-
-def statements(count: int, offset: int = 0) -> list[StatementLineage]:
-    """A chain of INSERT statements, each reading the previous table."""
-    return [
-        StatementLineage(
-            index=n,
-            operation="INSERT",
-            sql=f"INSERT INTO db.t{n + 1} SELECT id FROM db.t{n}",
-            inputs=(Dataset(f"db.t{n}"),),
-            outputs=(Dataset(f"db.t{n + 1}"),),
-            column_edges=(ColumnEdge(f"db.t{n}.id", f"db.t{n + 1}.id"),),
-        )
-        for n in range(offset, offset + count)
-    ]
-
-
-def by_key(content: GraphContent, skip: set) -> tuple[set, set, set, set]:
-    """Content with vertex properties named by key (the outbox does not know property ids)."""
-    return (
-        {v for v in content.vertices if v[0] not in skip},
-        {(vid, key, value) for vid, _, key, value in content.properties if vid not in skip},
-        set(content.edges),
-        set(content.edge_properties),
-    )
+from tests.cdc.workload import CDC_LABELS, by_key, statements
 
 
 def test_the_outbox_reproduces_what_the_writer_committed(tmp_path: Path) -> None:
@@ -82,3 +55,21 @@ def test_a_failed_flush_leaves_neither_writes_nor_an_outbox_entry() -> None:
         LineageWriter(g, outbox=FailingOutbox()).write(statements(2))
     assert g.V().count().next() == 0
     assert list(OutboxCapture(g).poll(10)) == []
+
+
+def test_a_graph_snapshot_plus_later_outbox_entries_rebuild_the_graph(tmp_path: Path) -> None:
+    graph = open_embedded(None)
+    g = traversal().with_remote(EmbeddedRemoteConnection(graph))
+    writer = LineageWriter(g, batch_size=5, outbox=Outbox())
+    writer.write(statements(4))
+    flushes_before = g.V().has_label(COUNTER_LABEL).values("seq").next()
+    snapshot = snapshot_of_graph(g)
+    writer.write(statements(3, offset=4))
+    mirror = SqliteMirror(tmp_path / "mirror.db", "outbox")
+    mirror.bootstrap(snapshot)
+    for _, events in OutboxCapture(g, after_seq=snapshot.scn).poll(100):
+        mirror.apply(events, {})
+    assert snapshot.scn == flushes_before
+    state = graph.graph.export_state()
+    cdc_ids = {vid for vid, label in state[2] if label in CDC_LABELS}
+    assert by_key(mirror.content(), set()) == by_key(GraphContent.from_state(state), cdc_ids)

@@ -1,5 +1,5 @@
-"""Random graph workloads for change-capture tests: adds, updates and drops of every kind, some in one
-transaction, through Gremlin on an embedded graph."""
+"""Workloads for change-capture tests: random graph changes of every kind (some several to a transaction,
+through Gremlin on an embedded graph) and lineage statements for the writer's outbox."""
 
 from __future__ import annotations
 
@@ -13,8 +13,11 @@ from typing import Any
 from gremlin_python.process.anonymous_traversal import traversal
 from gremlin_python.process.graph_traversal import GraphTraversalSource
 
+from lineage_platform.cdc.content import GraphContent
+from lineage_platform.cdc.outbox import COUNTER_LABEL, OUTBOX_LABEL
 from lineage_platform.graph.connect import EmbeddedRemoteConnection
 from lineage_platform.graph.embedded.engine import EmbeddedGraph
+from lineage_platform.model import ColumnEdge, Dataset, StatementLineage
 
 LABELS = ("table", "column", "process", "file")
 EDGE_LABELS = ("usedBy", "generated", "flowsTo", "hasColumn")
@@ -82,3 +85,31 @@ def run_workload(g: GraphTraversalSource, rng: random.Random, transactions: int)
             tx.commit()
         else:
             _one_change(g, rng)
+
+
+CDC_LABELS = {OUTBOX_LABEL, COUNTER_LABEL}
+
+
+def statements(count: int, offset: int = 0) -> list[StatementLineage]:
+    """A chain of INSERT statements, each reading the previous table."""
+    return [
+        StatementLineage(
+            index=n,
+            operation="INSERT",
+            sql=f"INSERT INTO db.t{n + 1} SELECT id FROM db.t{n}",
+            inputs=(Dataset(f"db.t{n}"),),
+            outputs=(Dataset(f"db.t{n + 1}"),),
+            column_edges=(ColumnEdge(f"db.t{n}.id", f"db.t{n + 1}.id"),),
+        )
+        for n in range(offset, offset + count)
+    ]
+
+
+def by_key(content: GraphContent, skip: set) -> tuple[set, set, set, set]:
+    """Content with vertex properties named by key (the outbox does not know property ids)."""
+    return (
+        {v for v in content.vertices if v[0] not in skip},
+        {(vid, key, value) for vid, _, key, value in content.properties if vid not in skip},
+        set(content.edges),
+        set(content.edge_properties),
+    )

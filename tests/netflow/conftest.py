@@ -28,11 +28,20 @@ class Clustered:
 
 def make_clustered(tmp: Path, count: int = 60_000, **request: object) -> Clustered:
     """Generate, keep an unclustered copy, and ingest into a fresh in-memory catalog."""
-    records = pa.Table.from_batches(list(generate(count, profile=FlowProfile(hours=3, hosts=5_000), batch_rows=7_000)))
+    records = pa.Table.from_batches(
+        list(generate(count, profile=FlowProfile(hours=3, hosts=5_000), batch_rows=7_000))
+    )
     raw = tmp / "raw.parquet"
     pq.write_table(records, raw)
     g = connect("memory:")
-    ingest(g, DATASET, tmp / "clustered", records.to_batches(max_chunksize=7_000), request=LayoutRequest(**request), block_rows=2_000)
+    ingest(
+        g,
+        DATASET,
+        tmp / "clustered",
+        records.to_batches(max_chunksize=7_000),
+        request=LayoutRequest(**request),
+        block_rows=2_000,
+    )
     return Clustered(g, tmp / "clustered", raw, records)
 
 

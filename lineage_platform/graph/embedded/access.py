@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from gremlin_python.process.traversal import T
+from gremlin_python.structure.graph import Element
 
 from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPropRec, VertexRec
@@ -86,3 +87,30 @@ def token_value(obj: Any, token: T, step_name: str) -> Any:
 def is_element(obj: Any) -> bool:
     """True for stored vertices, edges and vertex properties."""
     return isinstance(obj, (VertexRec, EdgeRec, VertexPropRec))
+
+
+def flatten_ids(args: Iterable[Any]) -> list[Any]:
+    """Ids given to V()/E()/hasId(): plain ids, elements or lists of them."""
+    out: list[Any] = []
+    for arg in args:
+        if isinstance(arg, (list, tuple, set)):
+            out.extend(flatten_ids(arg))
+        elif isinstance(arg, (Element, VertexRec, EdgeRec)):
+            out.append(arg.id)
+        else:
+            out.append(arg)
+    return out
+
+
+def lookup(table: dict[Any, Any], ident: Any) -> Any:
+    """Find an element by id; numeric strings also match integer ids (as TinkerGraph's integer id manager does)."""
+    try:
+        found = table.get(ident)
+    except TypeError:  # an unhashable "id" (a list or map) names nothing
+        return None
+    if found is None and isinstance(ident, str):
+        try:
+            found = table.get(int(ident))
+        except ValueError:
+            return None
+    return found

@@ -7,24 +7,13 @@ from typing import Any
 from gremlin_python.structure.graph import Edge, Path, Property, Vertex, VertexProperty
 
 from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPropRec, VertexRec
-from lineage_platform.graph.embedded.values import MapEntry
+from lineage_platform.graph.embedded.values import MapEntry, hashable_key
 
 PLAIN_VALUES = frozenset({str, int, float, bool})  # returned as they are
 
 
 def _vertex(v: VertexRec) -> Vertex:
     return Vertex(v.id, v.label)
-
-
-def _hashable(value: Any) -> Any:
-    """Map keys and set items must be hashable: lists become tuples, dicts frozen item tuples."""
-    if isinstance(value, list):
-        return tuple(_hashable(v) for v in value)
-    if isinstance(value, dict):
-        return tuple((k, _hashable(v)) for k, v in value.items())
-    if isinstance(value, set):
-        return frozenset(value)
-    return value
 
 
 def detach(value: Any) -> Any:
@@ -40,13 +29,13 @@ def detach(value: Any) -> Any:
     if isinstance(value, PropRec):
         return Property(value.key, detach(value.value), detach(value.element))
     if isinstance(value, MapEntry):
-        return {_hashable(detach(value[0])): detach(value[1])}
+        return {hashable_key(detach(value[0])): detach(value[1])}
     if isinstance(value, dict):
-        return {_hashable(detach(k)): detach(v) for k, v in value.items()}
+        return {hashable_key(detach(k)): detach(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [detach(v) for v in value]
     if isinstance(value, (set, frozenset)):
-        return {_hashable(detach(v)) for v in value}
+        return {hashable_key(detach(v)) for v in value}
     if isinstance(value, Path):
         return Path([set(labels) for labels in value.labels], [detach(o) for o in value.objects])
     return value

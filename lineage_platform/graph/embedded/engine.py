@@ -20,6 +20,7 @@ from lineage_platform.graph.embedded import (  # noqa: F401  (importing register
     steps_graph,
     steps_list,
     steps_map,
+    steps_math,
     steps_merge,
     steps_navigation,
     steps_reduce,
@@ -115,7 +116,7 @@ class EmbeddedGraph:
             self._open_store(self.path, sync)
 
     def _open_store(self, path: Path, sync: bool) -> None:
-        from lineage_platform.graph.embedded.storage import DurableLog
+        from lineage_platform.graph.embedded.storage import DurableLog  # only stores need it
 
         log = DurableLog(path, sync=sync)
         try:

@@ -6,10 +6,10 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from gremlin_python.process.traversal import P, Pop, Scope, T
+from gremlin_python.process.traversal import Bytecode, P, Pop, Scope, T
 
 from lineage_platform.errors import TraversalError
-from lineage_platform.graph.embedded.access import token_value, values_of
+from lineage_platform.graph.embedded.access import flatten_ids, token_value, values_of
 from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPropRec, VertexRec
 from lineage_platform.graph.embedded.modulation import NOTHING, by_functions
 from lineage_platform.graph.embedded.pipeline import (
@@ -31,8 +31,6 @@ _ELEMENTS = (VertexRec, EdgeRec, VertexPropRec)
 
 def _values_predicate(args: list[Any]) -> Test:
     """hasLabel('a','b') / hasId(1, 2) / hasKey(P) style arguments as one test."""
-    from lineage_platform.graph.embedded.steps_graph import flatten_ids
-
     if len(args) == 1 and isinstance(args[0], P):
         return compile_predicate(args[0])
     candidates = flatten_ids(args)
@@ -168,8 +166,6 @@ def _where_traversal(call: StepCall, c: Compiler) -> StepFn:
     start_label = instructions[0][1] if instructions and instructions[0][0] == "as" else None
     end_label = instructions[-1][1] if len(instructions) > 1 and instructions[-1][0] == "as" else None
     body = instructions[1 if start_label else 0 : -1 if end_label else None]
-    from gremlin_python.process.traversal import Bytecode
-
     inner = Bytecode()
     inner.step_instructions = body
     pipeline = c.compile(inner)

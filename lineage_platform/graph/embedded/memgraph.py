@@ -8,6 +8,9 @@ the op shapes are documented in ``apply``).
 
 from __future__ import annotations
 
+import datetime
+import decimal
+import uuid
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
@@ -15,6 +18,7 @@ from lineage_platform.errors import ConstraintViolation, TraversalError
 
 Op = tuple
 _SUPPORTED_SCALARS = (str, int, float, bool, bytes)
+_SUPPORTED_OBJECTS = (datetime.datetime, datetime.date, datetime.timedelta, decimal.Decimal, uuid.UUID)
 
 
 class VertexRec:
@@ -126,11 +130,7 @@ def check_value(key: str, value: Any) -> None:
             check_value(key, k)
             check_value(key, v)
         return
-    import datetime
-    import decimal
-    import uuid
-
-    if isinstance(value, (datetime.datetime, datetime.date, datetime.timedelta, decimal.Decimal, uuid.UUID)):
+    if isinstance(value, _SUPPORTED_OBJECTS):
         return
     raise TraversalError(
         f"property '{key}' has a value of unsupported type {type(value).__name__}",

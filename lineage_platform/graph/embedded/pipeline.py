@@ -21,7 +21,7 @@ from lineage_platform.graph.embedded.values import hash_key
 # Steps whose presence anywhere in a traversal switches path tracking on.
 # Steps that need every object a traverser passed through, and steps that only need the as-labelled ones.
 FULL_PATH_STEPS = frozenset({"path", "simplePath", "cyclicPath", "tree", "otherV"})
-LABEL_STEPS = frozenset({"select", "where", "match"})
+LABEL_STEPS = frozenset({"select", "where", "match", "format", "math"})
 # Instructions that modify the step before them instead of being steps themselves.
 MODULATORS = frozenset({"by", "times", "until", "emit", "option", "with", "from", "to", "read", "write"})
 # Steps whose writes can invalidate adjacency/index iterators: navigation snapshots when any is present.
@@ -256,7 +256,7 @@ def uses_steps(bytecode: Bytecode, names: frozenset[str]) -> bool:
 
 
 def path_mode(bytecode: Bytecode) -> str | None:
-    """"full" when the traversal (or a nested one) reads whole paths, "labels" when it only reads as-labels
+    """ "full" when the traversal (or a nested one) reads whole paths, "labels" when it only reads as-labels
     (select, where, dedup/from/to with labels), else None."""
     mode = None
     for name, *args in bytecode.step_instructions:
@@ -323,6 +323,8 @@ class Compiler:
         self.side_effects: dict[str, Any] = side_effects if side_effects is not None else {}
         self.sack_initial: Callable[[], Any] | None = None
         self._compiled: dict[int, tuple[Any, Pipeline]] = {}
+        # traversers grouped so far by named group()/groupCount() side effects (steps naming the same key share it)
+        self.group_members: dict[str, dict[Any, tuple[Any, list[Trav]]]] = {}
 
     def compile(self, bytecode: Bytecode | list[StepCall], *, anonymous: bool = True) -> Pipeline:
         """Compile a traversal (``anonymous`` False for the root one, whose first step is its start).
@@ -368,9 +370,7 @@ class Compiler:
     def start(self, obj: Any, bulk: int = 1) -> Trav:
         """A fresh traverser for ``obj`` at the start of a traversal (also makes the root's SEED traverser)."""
         sack = self.sack_initial() if self.sack_initial is not None else None
-        return Trav(
-            obj, bulk, self.new_path(obj) if self.track_paths and obj is not SEED else None, (), sack
-        )
+        return Trav(obj, bulk, self.new_path(obj) if self.track_paths and obj is not SEED else None, (), sack)
 
     def new_path(self, obj: Any) -> PathNode:
         """The path of a traverser that starts at ``obj``."""

@@ -344,7 +344,11 @@ def compile_choose(call: StepCall, c: Compiler) -> StepFn:
         nested_key = as_bytecode(key)
         matcher = None
         if not isinstance(key, Pick):
-            matcher = _traversal_matcher(c.compile(nested_key)) if nested_key is not None else compile_predicate(key)
+            matcher = (
+                _traversal_matcher(c.compile(nested_key))
+                if nested_key is not None
+                else compile_predicate(key)
+            )
         options.append((key, matcher, c.sub(branch, "option")))
     none_branch = next((branch for key, _, branch in options if key == Pick.none), None)
     any_branches = [branch for key, _, branch in options if key == Pick.any_]

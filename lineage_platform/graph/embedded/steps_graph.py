@@ -6,40 +6,14 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from gremlin_python.process.traversal import Cardinality, CardinalityValue, T
-from gremlin_python.structure.graph import Element
+from gremlin_python.structure.graph import Edge, Element, Vertex
 
 from lineage_platform.errors import TraversalError
+from lineage_platform.graph.embedded.access import flatten_ids, lookup
 from lineage_platform.graph.embedded.filters import element_test
 from lineage_platform.graph.embedded.memgraph import EdgeRec, MemGraph, PropRec, VertexPropRec, VertexRec
 from lineage_platform.graph.embedded.pipeline import SEED, Compiler, StepCall, StepFn, Trav, as_bytecode, step
 from lineage_platform.graph.embedded.predicates import equality_values
-
-
-def flatten_ids(args: Iterable[Any]) -> list[Any]:
-    """Ids given to V()/E()/hasId(): plain ids, elements or lists of them."""
-    out: list[Any] = []
-    for arg in args:
-        if isinstance(arg, (list, tuple, set)):
-            out.extend(flatten_ids(arg))
-        elif isinstance(arg, (Element, VertexRec, EdgeRec)):
-            out.append(arg.id)
-        else:
-            out.append(arg)
-    return out
-
-
-def lookup(table: dict[Any, Any], ident: Any) -> Any:
-    """Find an element by id; numeric strings also match integer ids (as TinkerGraph's integer id manager does)."""
-    try:
-        found = table.get(ident)
-    except TypeError:  # an unhashable "id" (a list or map) names nothing
-        return None
-    if found is None and isinstance(ident, str):
-        try:
-            found = table.get(int(ident))
-        except ValueError:
-            return None
-    return found
 
 
 def _candidates(graph: MemGraph, folded: list[StepCall], ids: list[Any]) -> Callable[[], Iterable[VertexRec]]:
@@ -113,20 +87,17 @@ def compile_e(call: StepCall, c: Compiler) -> StepFn:
 
 def attach(value: Any, graph: MemGraph) -> Any:
     """A detached vertex/edge given as a value refers to the stored element with its id (when there is one)."""
-    if isinstance(value, Element) and not isinstance(value, (VertexRec, EdgeRec)):
-        from gremlin_python.structure.graph import Edge, Vertex
-
-        if isinstance(value, Vertex):
-            return graph.vertices.get(value.id, value)
-        if isinstance(value, Edge):
-            return graph.edges.get(value.id, value)
+    if isinstance(value, Vertex):
+        return graph.vertices.get(value.id, value)
+    if isinstance(value, Edge):
+        return graph.edges.get(value.id, value)
     return value
 
 
 @step("inject")
 def compile_inject(call: StepCall, c: Compiler) -> StepFn:
     """inject(values...): the values once, ahead of the incoming traversers."""
-    values = [attach(v, c.graph) for v in call.args] if call.args != [None] else [None]
+    values = [attach(v, c.graph) for v in call.args]
 
     if call.starts_child:
         # in a nested traversal the incoming traverser is queued before the injected values, as in TinkerPop

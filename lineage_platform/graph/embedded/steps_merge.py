@@ -9,9 +9,10 @@ from gremlin_python.process.traversal import CardinalityValue, Direction, Merge,
 from gremlin_python.structure.graph import Element
 
 from lineage_platform.errors import TraversalError
+from lineage_platform.graph.embedded.access import lookup
 from lineage_platform.graph.embedded.memgraph import EdgeRec, VertexRec
 from lineage_platform.graph.embedded.pipeline import Compiler, StepCall, StepFn, Trav, as_bytecode, step
-from lineage_platform.graph.embedded.steps_graph import lookup, set_property
+from lineage_platform.graph.embedded.steps_graph import set_property
 from lineage_platform.graph.embedded.values import gremlin_eq
 
 _DIRECTIONS = (Direction.OUT, Direction.IN)

@@ -26,6 +26,7 @@ from lineage_platform.graph.embedded.values import (
     MapEntry,
     compare,
     hash_key,
+    hashable_key,
     is_number,
     order_key,
 )
@@ -273,17 +274,6 @@ def group_value_reducer(args: list[Any] | None, c: Compiler) -> Callable[[list[T
     return apply
 
 
-def hashable_key(key: Any) -> Any:
-    """A map key for ``key``: lists become tuples, maps frozen item tuples (results turn them back into lists)."""
-    if isinstance(key, list):
-        return tuple(hashable_key(item) for item in key)
-    if isinstance(key, dict):
-        return tuple((hashable_key(k), hashable_key(v)) for k, v in key.items())
-    if isinstance(key, set):
-        return frozenset(key)
-    return key
-
-
 Grouper = Callable[[list[Trav], dict[Any, tuple[Any, list[Trav]]]], dict[Any, Any]]
 
 
@@ -328,7 +318,7 @@ def compile_group(call: StepCall, c: Compiler) -> StepFn:
 
         return run
 
-    members: dict[Any, tuple[Any, list[Trav]]] = {}
+    members = c.group_members.setdefault(side_effect_key, {})
 
     def run_side_effect(travs: Iterator[Trav]) -> Iterator[Trav]:
         collected = list(travs)

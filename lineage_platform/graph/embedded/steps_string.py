@@ -1,16 +1,21 @@
-"""The 3.7 string steps: asString, concat, toLower, toUpper, trim, lTrim, rTrim, length, split, substring, replace,
-reverse. With Scope.local they apply to each item of a list."""
+"""The 3.7 string steps: asString, concat, format, toLower, toUpper, trim, lTrim, rTrim, length, split, substring,
+replace, reverse. With Scope.local they apply to each item of a list."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from gremlin_python.process.traversal import Scope
+from gremlin_python.process.traversal import Pop, Scope
 
 from lineage_platform.errors import TraversalError
+from lineage_platform.graph.embedded.access import values_of
 from lineage_platform.graph.embedded.detach import detach
+from lineage_platform.graph.embedded.memgraph import EdgeRec, VertexPropRec, VertexRec
+from lineage_platform.graph.embedded.modulation import NOTHING, by_functions
 from lineage_platform.graph.embedded.pipeline import Compiler, StepCall, StepFn, Trav, as_bytecode, step
+from lineage_platform.graph.embedded.scoping import select_value
 
 
 def _string_only(step_name: str, fn: Callable[[str], Any]) -> Callable[[Any], Any]:
@@ -149,5 +154,53 @@ def compile_concat(call: StepCall, c: Compiler) -> StepFn:
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         for t in travs:
             yield t.split(concat(t))
+
+    return run
+
+
+_PLACEHOLDER = re.compile(r"%\{([^}]*)\}")
+
+
+@step("format")
+def compile_format(call: StepCall, c: Compiler) -> StepFn:
+    """format("%{key} ... %{_}"): keys come from the incoming map, the element's properties or as-labels;
+    each %{_} takes the next by() projection (by()s are reused in turn). A placeholder that resolves to nothing drops the traverser."""
+    if not call.args or not isinstance(call.args[0], str):
+        raise TraversalError("format() needs a format string", hint="write format('%{name} is %{age}')")
+    template = call.args[0]
+    bys = by_functions(call.modulator_args("by"), c, "format")
+
+    def resolve(t: Trav, key: str) -> Any:
+        obj = t.obj
+        if isinstance(obj, dict) and key in obj:
+            return obj[key]
+        if isinstance(obj, (VertexRec, EdgeRec, VertexPropRec)):
+            value = next(values_of(obj, (key,), "format"), NOTHING)
+            if value is not NOTHING:
+                return value
+        return select_value(t, key, Pop.last, "format", c.side_effects)
+
+    def render(t: Trav) -> str | None:
+        taken = 0
+        pieces: list[str] = []
+        position = 0
+        for match in _PLACEHOLDER.finditer(template):
+            key = match.group(1)
+            if key == "_":
+                value = bys[taken % len(bys)](t) if bys else NOTHING
+                taken += 1
+            else:
+                value = resolve(t, key)
+            if value is NOTHING:
+                return None
+            pieces += [template[position : match.start()], str(as_string(value))]
+            position = match.end()
+        return "".join([*pieces, template[position:]])
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        for t in travs:
+            text = render(t)
+            if text is not None:
+                yield t.split(text)
 
     return run

@@ -9,7 +9,7 @@ import uuid
 from typing import Any
 
 from gremlin_python.process.traversal import Direction, T
-from gremlin_python.structure.graph import Element, Path
+from gremlin_python.structure.graph import Edge, Element, Path, Vertex, VertexProperty
 
 from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPropRec, VertexRec
 
@@ -107,8 +107,6 @@ def type_rank(value: Any) -> int:
     """Position of the value's type in Gremlin's orderability (null first, unknown types last)."""
     if value is None:
         return 0
-    from gremlin_python.structure.graph import Edge, Vertex, VertexProperty
-
     if isinstance(value, Vertex):
         return 6
     if isinstance(value, Edge):
@@ -152,6 +150,17 @@ def order_key(value: Any) -> tuple:
     if rank == 0:
         return (0,)
     return (rank, str(value))
+
+
+def hashable_key(key: Any) -> Any:
+    """A usable dict key / set item for ``key``: lists become tuples, maps tuples of items, sets frozensets."""
+    if isinstance(key, list):
+        return tuple(hashable_key(item) for item in key)
+    if isinstance(key, dict):
+        return tuple((hashable_key(k), hashable_key(v)) for k, v in key.items())
+    if isinstance(key, set):
+        return frozenset(key)
+    return key
 
 
 def hash_key(value: Any) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from gremlin_python.process.graph_traversal import GraphTraversalSource, __
-from gremlin_python.process.traversal import CardinalityValue, Direction, Merge, T
+from gremlin_python.process.traversal import CardinalityValue, Direction, Merge, Scope, T
 
 from lineage_platform.errors import TraversalError
 
@@ -82,3 +82,16 @@ def test_merge_e_errors_name_the_problem(g: GraphTraversalSource) -> None:
         g.merge_e({T.label: "x"}).iterate()
     with pytest.raises(TraversalError, match="could not be resolved"):
         g.merge_e({T.label: "x", Direction.OUT: 100, Direction.IN: 101}).iterate()
+
+
+def test_on_match_traversal_reads_the_incoming_traverser(g: GraphTraversalSource) -> None:
+    g.add_v("person").property("name", "marko").iterate()
+    rows = [{T.label: "person", "name": "marko"}, {"created": "N"}]
+    g.inject(rows).merge_v(__.limit(Scope.local, 1)).option(Merge.on_match, __.tail(Scope.local)).iterate()
+    assert g.V().has("name", "marko").values("created").to_list() == ["N"]
+
+
+def test_constant_option_maps_are_checked_before_anything_is_written(g: GraphTraversalSource) -> None:
+    with pytest.raises(TraversalError, match="hidden key: ~label"):
+        g.merge_v({}).option(Merge.on_match, {"~label": "vertex"}).iterate()
+    assert g.V().count().next() == 0

@@ -226,3 +226,23 @@ def test_inject_and_constant(g: GraphTraversalSource) -> None:
     assert g.inject({"a": 1, "b": 2}).unfold().to_list() == [{"a": 1}, {"b": 2}]
     assert g.inject(1).constant("c").to_list() == ["c"]
     assert g.inject(3, 1, 2).identity().order().to_list() == [1, 2, 3]
+
+
+def test_named_group_count_grows_across_repeat_iterations(modern: GraphTraversalSource) -> None:
+    g = modern
+    counts = g.V(1).repeat(__.out().group_count("m").by("name")).times(2).cap("m").next()
+    assert counts == {"vadas": 1, "josh": 1, "lop": 2, "ripple": 1}
+
+
+def test_choose_branches_run_over_all_their_traversers(modern: GraphTraversalSource) -> None:
+    g = modern
+    folded = g.V().choose(__.has_label("person"), __.values("age").fold(), __.values("name").fold()).to_list()
+    assert sorted(folded, key=len) == [["lop", "ripple"], [29, 27, 32, 35]]
+
+
+def test_select_after_repeat_merges_unlabelled_traversers(modern: GraphTraversalSource) -> None:
+    g = modern
+    # only as-labels are kept for select(), so the walk is still bulked
+    rows = g.V().as_("a").repeat(__.both()).times(3).as_("b").select("a", "b").by("name").to_list()
+    assert len(rows) == g.V().repeat(__.both()).times(3).count().next()
+    assert {"a": "marko", "b": "josh"} in rows

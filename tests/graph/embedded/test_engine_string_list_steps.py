@@ -67,3 +67,20 @@ def test_branch_takes_every_matching_option(modern: GraphTraversalSource) -> Non
         .option(P.gt(20), __.constant("adult"))
     )
     assert chosen.to_list() == ["young"]
+
+
+def test_format(modern: GraphTraversalSource) -> None:
+    g = modern
+    assert g.V(1).format_("%{name} is %{age}").to_list() == ["marko is 29"]
+    assert g.V(1).format_("%{name} has %{_} edges").by(__.both_e().count()).to_list() == ["marko has 3 edges"]
+    assert g.V(3).format_("%{name} is %{age}").to_list() == []  # lop has no age: dropped
+
+
+def test_math(modern: GraphTraversalSource) -> None:
+    g = modern
+    assert g.V(1).values("age").math("_ * 2 + 1").to_list() == [59.0]
+    assert g.V(1).as_("a").out("knows").as_("b").math("b - a").by("age").to_list() == [-2.0, 3.0]
+    assert g.inject(4).math("sqrt(_) ^ 3").to_list() == [8.0]
+    assert g.inject(1).math("_ / 0").to_list() == [float("inf")]
+    with pytest.raises(TraversalError, match="cannot evaluate"):
+        g.inject(1).math("__import__('os')").to_list()

@@ -1,0 +1,196 @@
+"""NetFlow partition catalog against DuckDB over the same records in one unclustered (time-ordered) Parquet file.
+
+Ingest: records/s and bytes/record on disk (the project's pipelined Arrow path, catalogue included, against DuckDB's
+own Parquet writer). Queries: point (src+dst IP), single attribute (dst IP), aggregations, and a selectivity sweep
+over dst IP ranges — wall time (median of repeats, planning through Gremlin included) and bytes read. The baseline's
+bytes are the referenced column chunks of the row groups its min/max statistics cannot exclude (what DuckDB's zone
+maps skip). Every query's answer is checked against the baseline's.
+
+    .venv/bin/python benchmarks/bench_netflow.py                 # 5M records (about a minute and a half)
+    .venv/bin/python benchmarks/bench_netflow.py --records 20000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import sqlglot
+
+from lineage_platform.graph import connect
+from lineage_platform.netflow.catalog import add_partitions, register_dataset
+from lineage_platform.netflow.generate import FlowProfile, generate
+from lineage_platform.netflow.ingest import ingest_batches
+from lineage_platform.netflow.layout import PartitionLayout
+from lineage_platform.netflow.query import engine_sql, run_query
+from lineage_platform.netflow.records import RAW_RECORD_BYTES, int_to_ip
+from lineage_platform.netflow.rectangles import where_boxes
+
+DATASET = "netflow.flows"
+REPEATS = 3
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--records", type=int, default=int(os.environ.get("NETFLOW_BENCH_RECORDS", 5_000_000))
+    )
+    parser.add_argument("--hours", type=int, default=4)
+    parser.add_argument("--ranges", type=int, default=8, help="equi-depth ranges on src_ip and on dst_ip")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="bench-netflow-"))
+    print(f"generating {args.records:,} records over {args.hours} h ...", flush=True)
+    batches = list(generate(args.records, profile=FlowProfile(hours=args.hours), batch_rows=1 << 18))
+    records = pa.Table.from_batches(batches)
+
+    raw = work / "raw.parquet"
+    connection = duckdb.connect()
+    connection.register("records", records)
+    started = time.perf_counter()
+    connection.execute(f"COPY records TO '{raw}' (FORMAT parquet, COMPRESSION zstd)")
+    baseline_ingest = time.perf_counter() - started
+
+    g = connect("memory:")
+    started = time.perf_counter()
+    layout = PartitionLayout.from_sample(records.slice(0, 200_000), ("src_ip", "dst_ip"), args.ranges)
+    summary = ingest_batches(batches, layout, work / "clustered", workers=2, block_rows=1 << 15)
+    register_dataset(g, DATASET, layout, work / "clustered")
+    add_partitions(g, DATASET, work / "clustered", summary.files)
+    project_ingest = time.perf_counter() - started
+
+    rows = [
+        ("ingest records/s", args.records / baseline_ingest, args.records / project_ingest, "higher"),
+        ("bytes/record on disk", raw.stat().st_size / args.records, summary.bytes / args.records, "lower"),
+    ]
+    print(
+        f"layout: {layout.describe()}; {len(summary.files)} partition files; raw record {RAW_RECORD_BYTES} B"
+    )
+    print(f"{'ingest':<28}{'DuckDB':>14}{'project':>14}{'ratio':>9}")
+    for name, base, mine, better in rows:
+        ratio = mine / base if better == "higher" else base / mine
+        print(f"{name:<28}{base:>14,.1f}{mine:>14,.1f}{ratio:>8.1f}x")
+
+    rng = random.Random(1)
+    picks = [records.slice(rng.randrange(records.num_rows), 1).to_pylist()[0] for _ in range(5)]
+    workloads: list[tuple[str, list[str]]] = [
+        (
+            "point src+dst",
+            [
+                f"SELECT * FROM flows WHERE src_ip = '{int_to_ip(p['src_ip'])}' AND dst_ip = '{int_to_ip(p['dst_ip'])}' "
+                "ORDER BY first_ts, src_port, dst_port"
+                for p in picks
+            ],
+        ),
+        (
+            "single dst_ip",
+            [
+                f"SELECT count(*), sum(bytes) FROM flows WHERE dst_ip = '{int_to_ip(p['dst_ip'])}'"
+                for p in picks
+            ],
+        ),
+        (
+            "agg: src_ip, 1 h, group by",
+            [
+                f"SELECT dst_port, count(*) n, sum(bytes) FROM flows WHERE src_ip = '{int_to_ip(p['src_ip'])}' "
+                "AND first_ts >= '2026-01-01 01:00:00' AND first_ts < '2026-01-01 02:00:00' GROUP BY 1 ORDER BY n DESC, 1"
+                for p in picks
+            ],
+        ),
+        (
+            "agg: dst /16, top talkers",
+            [
+                f"SELECT src_ip, sum(bytes) b FROM flows WHERE in_cidr(dst_ip, '{int_to_ip(p['dst_ip'])}/16') "
+                "GROUP BY 1 ORDER BY b DESC, 1 LIMIT 10"
+                for p in picks
+            ],
+        ),
+    ]
+    for bits in (12, 8, 4, 2, 1):
+        workloads.append(
+            (
+                f"sweep dst_ip /{bits}",
+                [
+                    f"SELECT count(*), sum(packets) FROM flows WHERE in_cidr(dst_ip, '{int_to_ip(p['dst_ip'])}/{bits}')"
+                    for p in picks[:2]
+                ],
+            )
+        )
+
+    print(
+        f"\n{'query':<28}{'select.':>8}{'DuckDB ms':>11}{'project ms':>12}{'speedup':>9}{'DuckDB MB':>11}{'project MB':>12}{'less':>8}"
+    )
+    for name, queries in workloads:
+        base_times, mine_times, base_bytes, mine_bytes, matched = [], [], 0, 0, 0
+        for sql in queries:
+            _, text = engine_sql(sql, f"read_parquet('{raw}')")
+            expected = connection.sql(text).fetchall()
+            result = run_query(g, DATASET, sql)
+            assert [tuple(row.values()) for row in result.table.to_pylist()] == expected, sql
+            base_times.append(_median(lambda text=text: connection.sql(text).fetchall()))
+            mine_times.append(_median(lambda sql=sql: run_query(g, DATASET, sql)))
+            base_bytes += _baseline_bytes(raw, sql)
+            mine_bytes += result.bytes_read
+            _, count_text = engine_sql(_as_count(sql), f"read_parquet('{raw}')")
+            matched += connection.sql(count_text).fetchall()[0][0]
+        base, mine = statistics.mean(base_times), statistics.mean(mine_times)
+        selectivity = matched / (len(queries) * args.records)
+        print(
+            f"{name:<28}{selectivity:>7.2%}{base * 1000:>11.1f}{mine * 1000:>12.1f}{base / mine:>8.1f}x"
+            f"{base_bytes / len(queries) / 1e6:>11.2f}{mine_bytes / len(queries) / 1e6:>12.2f}{base_bytes / max(mine_bytes, 1):>7.1f}x"
+        )
+    print(f"\nfiles under {work}")
+
+
+def _median(action: Callable[[], object]) -> float:
+    times = []
+    for _ in range(REPEATS):
+        started = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def _as_count(sql: str) -> str:
+    """The same WHERE clause, counting matching records."""
+    where = sqlglot.parse_one(sql, read="duckdb").args["where"]
+    return f"SELECT count(*) FROM flows {where.sql(dialect='duckdb')}"
+
+
+def _baseline_bytes(raw: Path, sql: str) -> int:
+    """Bytes of referenced column chunks in row groups that min/max statistics cannot rule out."""
+    select, _ = engine_sql(sql)
+    boxes = where_boxes(select).boxes
+    metadata = pq.read_metadata(raw)
+    names = metadata.schema.to_arrow_schema().names
+    used = {column.name for column in select.find_all(sqlglot.exp.Column)} & set(names)
+    if any(isinstance(star.parent, sqlglot.exp.Select) for star in select.find_all(sqlglot.exp.Star)):
+        used = set(names)
+    total = 0
+    for number in range(metadata.num_row_groups):
+        group = metadata.row_group(number)
+        ranges = {}
+        for name in names:
+            stats = group.column(names.index(name)).statistics
+            low, high = stats.min, stats.max
+            if isinstance(low, datetime):
+                low, high = (round(v.replace(tzinfo=UTC).timestamp() * 1000) for v in (low, high))
+            ranges[name] = (low, high)
+        if any(
+            all(ranges[c][0] <= hi and lo <= ranges[c][1] for c, (lo, hi) in box.items()) for box in boxes
+        ):
+            total += sum(group.column(names.index(name)).total_compressed_size for name in used)
+    return total
+
+
+if __name__ == "__main__":
+    main()
