@@ -48,7 +48,12 @@ def main() -> None:
     parser.add_argument("--hours", type=int, default=4)
     parser.add_argument("--ranges", type=int, default=8, help="equi-depth ranges on src_ip and on dst_ip")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="bench-netflow-"))
+    with tempfile.TemporaryDirectory(prefix="bench-netflow-") as work:
+        run(args, Path(work))
+
+
+def run(args: argparse.Namespace, work: Path) -> None:
+    """Generate, ingest both ways, query both ways, print the tables."""
     print(f"generating {args.records:,} records over {args.hours} h ...", flush=True)
     batches = list(generate(args.records, profile=FlowProfile(hours=args.hours), batch_rows=1 << 18))
     records = pa.Table.from_batches(batches)
@@ -63,7 +68,7 @@ def main() -> None:
     g = connect("memory:")
     started = time.perf_counter()
     layout = PartitionLayout.from_sample(records.slice(0, 200_000), ("src_ip", "dst_ip"), args.ranges)
-    summary = ingest_batches(batches, layout, work / "clustered", workers=2, block_rows=1 << 15)
+    summary = ingest_batches(batches, layout, work / "clustered", workers=2, block_rows=1 << 14)
     register_dataset(g, DATASET, layout, work / "clustered")
     add_partitions(g, DATASET, work / "clustered", summary.files)
     project_ingest = time.perf_counter() - started
@@ -148,7 +153,6 @@ def main() -> None:
             f"{name:<28}{selectivity:>7.2%}{base * 1000:>11.1f}{mine * 1000:>12.1f}{base / mine:>8.1f}x"
             f"{base_bytes / len(queries) / 1e6:>11.2f}{mine_bytes / len(queries) / 1e6:>12.2f}{base_bytes / max(mine_bytes, 1):>7.1f}x"
         )
-    print(f"\nfiles under {work}")
 
 
 def _median(action: Callable[[], object]) -> float:

@@ -11,7 +11,7 @@ from lineage_platform.cdc.errors import BootstrapRequired
 from lineage_platform.cdc.events import ChangeEvent, ops_to_events
 from lineage_platform.cdc.store_snapshot import labels_as_of
 from lineage_platform.errors import StoreCorruptError, StoreError
-from lineage_platform.graph.embedded.storage import LogTail
+from lineage_platform.graph.changes import LogTail
 
 
 class LogCapture:

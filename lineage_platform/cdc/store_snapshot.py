@@ -15,9 +15,7 @@ from pathlib import Path
 from lineage_platform.cdc.errors import ChangeCaptureError
 from lineage_platform.cdc.events import ChangeEvent, LabelIndex, ops_to_events
 from lineage_platform.errors import StoreError
-from lineage_platform.graph.embedded.memgraph import MemGraph
-from lineage_platform.graph.embedded.storage import read_since
-from lineage_platform.graph.embedded.storage_format import read_snapshot
+from lineage_platform.graph.changes import MemGraph, read_since, read_snapshot
 
 _ATTEMPTS = 5  # a concurrent checkpoint may delete the snapshot we listed; then list again
 

@@ -138,13 +138,23 @@ def ingest(
 @click.argument("sql")
 @dataset_option
 @p.option("--explain", is_flag=True, help="Also print the boxes and what was pruned.")
+@p.option(
+    "--engine",
+    "query_engine",
+    type=click.Choice(["duckdb", "arrow"]),
+    default="duckdb",
+    show_default=True,
+    help="duckdb: DuckDB reads the candidate files; arrow: pyarrow reads exactly the indexed blocks.",
+)
 @p.graph_url
-def query(sql: str, dataset: str, explain: bool, graph_url: str | None) -> None:
+def query(sql: str, dataset: str, explain: bool, query_engine: str, graph_url: str | None) -> None:
     """Run SQL over the dataset, reading only the partitions and blocks its WHERE clause can match."""
     from lineage_platform.graph import connect
     from lineage_platform.netflow.query import format_result, run_query
 
-    click.echo(format_result(run_query(connect(graph_url), dataset, sql), explain=explain))
+    click.echo(
+        format_result(run_query(connect(graph_url), dataset, sql, engine=query_engine), explain=explain)
+    )
 
 
 @netflow.command()

@@ -98,15 +98,24 @@ def open_writer(path: Path) -> pq.ParquetWriter:
     return pq.ParquetWriter(path, SCHEMA, **WRITER_OPTIONS)
 
 
-def index_blocks(path: Path) -> list[Block]:
+@dataclass(frozen=True)
+class BlockIndex:
+    """The blocks of a partition file, and a signature of its physical schema (files written by different engines
+    differ, e.g. Spark has no unsigned types, and a reader of several files must then unify them)."""
+
+    schema: str
+    blocks: list[Block]
+
+
+def index_blocks(path: Path) -> BlockIndex:
     """Read the footer of a partition file and write its block index sidecar."""
     metadata = pq.read_metadata(path)
-    time_index = metadata.schema.to_arrow_schema().get_field_index(TIME_COLUMN)
+    arrow_schema = metadata.schema.to_arrow_schema()
+    time_index = arrow_schema.get_field_index(TIME_COLUMN)
     blocks = []
     for number in range(metadata.num_row_groups):
         group = metadata.row_group(number)
-        chunk = group.column(time_index)
-        stats = chunk.statistics
+        stats = group.column(time_index).statistics
         if stats is None or not stats.has_min_max:
             raise StoreCorruptError(
                 f"{path}: block {number} has no time statistics", hint="re-ingest the file"
@@ -115,16 +124,23 @@ def index_blocks(path: Path) -> list[Block]:
         offset = min(column.dictionary_page_offset or column.data_page_offset for column in columns)
         sizes = {column.path_in_schema: column.total_compressed_size for column in columns}
         blocks.append(Block(number, _ms(stats.min), _ms(stats.max), group.num_rows, offset, sizes))
-    sidecar(path).write_text(json.dumps([asdict(block) for block in blocks]))
-    return blocks
+    signature = schema_signature(arrow_schema)
+    sidecar(path).write_text(json.dumps({"schema": signature, "blocks": [asdict(block) for block in blocks]}))
+    return BlockIndex(signature, blocks)
 
 
-def load_blocks(path: Path) -> list[Block]:
+def schema_signature(schema: pa.Schema) -> str:
+    """Column names and types in file order: equal signatures mean a reader needs no unification."""
+    return ",".join(f"{field.name}:{field.type}" for field in schema)
+
+
+def load_index(path: Path) -> BlockIndex:
     """The block index of a partition file (from its sidecar; rebuilt from the footer when the sidecar is gone)."""
     try:
-        return [Block(**entry) for entry in json.loads(sidecar(path).read_text())]
+        data = json.loads(sidecar(path).read_text())
     except FileNotFoundError:
         return index_blocks(path)
+    return BlockIndex(data["schema"], [Block(**entry) for entry in data["blocks"]])
 
 
 def sidecar(path: Path) -> Path:

@@ -161,6 +161,11 @@ def all_partitions(g: GraphTraversalSource, dataset: str) -> list[Partition]:
     return sorted((_partition(row) for row in rows), key=lambda item: (item.time_start, item.qualified_name))
 
 
+def count_partitions(g: GraphTraversalSource, dataset: str) -> int:
+    """How many partitions the dataset has."""
+    return g.V().has("table", "qualifiedName", dataset).out("hasPartition").count().next()
+
+
 def drop_partitions(g: GraphTraversalSource, partitions: Iterable[Partition]) -> int:
     """Remove partition vertices (and their edges) from the catalog; returns how many."""
     names = [item.qualified_name for item in partitions]

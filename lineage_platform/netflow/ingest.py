@@ -1,7 +1,8 @@
 """Single-machine ingest: a pipelined, parallel Arrow path from a record stream to partition files.
 
     source batches ─► partition (vectorised assign + stable sort) ─► per-partition buffers
-        ─► bounded queue per writer thread ─► compress (zstd, in Arrow's C++ without the GIL) ─► append row group
+        ─► bounded queue per writer thread ─► sort block by time
+        ─► compress (zstd, in Arrow's C++ without the GIL) ─► append row group
 
 Each partition of a run is written by exactly one writer thread (chosen by hashing the partition), so files need no
 locks; queues are bounded, so a fast source waits for the writers instead of filling memory. Blocks are sorted by
@@ -64,31 +65,37 @@ class _Writer(threading.Thread):
     def __init__(self, root: Path, run_id: str, attributes: tuple[str, ...], depth: int) -> None:
         super().__init__(daemon=True)
         self.root, self.run_id, self.attributes = root, run_id, attributes
-        self.inbox: queue.Queue[tuple[PartitionKey, pa.Table] | None] = queue.Queue(maxsize=depth)
+        self.inbox: queue.Queue[tuple[PartitionKey, list[pa.RecordBatch]] | None] = queue.Queue(maxsize=depth)
         self.files: dict[PartitionKey, tuple[PartitionFile, pq.ParquetWriter]] = {}
         self.error: BaseException | None = None
 
     def run(self) -> None:
         try:
             while (item := self.inbox.get()) is not None:
-                key, block = item
+                key, pieces = item
+                block = _time_sorted(pa.Table.from_batches(pieces))
                 if key not in self.files:
                     path = partition_directory(self.root, *key) / f"{self.run_id}.parquet"
                     self.files[key] = (PartitionFile(key[0], key[1], path), open_writer(path))
                 stats, writer = self.files[key]
                 writer.write_table(block, row_group_size=block.num_rows)
                 stats.observe(block, self.attributes)
+            self._close_files()
         except BaseException as exc:  # handed to the producer, which re-raises it
             self.error = exc
             while self.inbox.get() is not None:
                 pass
 
-    def finish(self) -> list[PartitionFile]:
-        """Close every file, index its blocks and return the statistics."""
+    def _close_files(self) -> None:
+        """Close every file and index its blocks (in this thread, in parallel with the other writers)."""
         for stats, writer in self.files.values():
             writer.close()
             stats.bytes = stats.path.stat().st_size
             index_blocks(stats.path)
+
+    @property
+    def written(self) -> list[PartitionFile]:
+        """Statistics of the files this writer wrote (complete once the thread has ended)."""
         return [stats for stats, _ in self.files.values()]
 
 
@@ -98,7 +105,7 @@ def ingest_batches(
     root: Path,
     *,
     workers: int = 2,
-    block_rows: int = 1 << 16,
+    block_rows: int = 1 << 14,
     queue_depth: int = 4,
 ) -> IngestSummary:
     """Partition, compress and append a stream of records under ``root``; returns what was written."""
@@ -107,19 +114,19 @@ def ingest_batches(
     writers = [_Writer(root, run, layout.attributes, queue_depth) for _ in range(max(1, workers))]
     for writer in writers:
         writer.start()
-    buffers: dict[PartitionKey, list[pa.Table]] = defaultdict(list)
+    buffers: dict[PartitionKey, list[pa.RecordBatch]] = defaultdict(list)
     buffered: dict[PartitionKey, int] = defaultdict(int)
     summary = IngestSummary()
 
     def emit(key: PartitionKey) -> None:
-        block = _time_sorted(pa.concat_tables(buffers.pop(key)))
+        pieces = buffers.pop(key)
         buffered.pop(key)
         writer = writers[hash(key) % len(writers)]
         while True:  # a bounded put that notices a failed writer instead of waiting forever
             if writer.error is not None or not writer.is_alive():
                 raise writer.error or IngestError("a partition writer stopped", hint="see the log above")
             try:
-                writer.inbox.put((key, block), timeout=0.5)
+                writer.inbox.put((key, pieces), timeout=0.5)
                 return
             except queue.Full:
                 continue
@@ -142,12 +149,12 @@ def ingest_batches(
     for writer in writers:
         if writer.error is not None:
             raise writer.error
-        summary.files.extend(writer.finish())
+        summary.files.extend(writer.written)
     summary.seconds = time.perf_counter() - started
     return summary
 
 
-def _split(batch: pa.RecordBatch, layout: PartitionLayout) -> list[tuple[PartitionKey, pa.Table]]:
+def _split(batch: pa.RecordBatch, layout: PartitionLayout) -> list[tuple[PartitionKey, pa.RecordBatch]]:
     """Records of a batch grouped by partition; a stable sort keeps each group in arrival order."""
     if batch.num_rows == 0:
         return []
@@ -155,8 +162,10 @@ def _split(batch: pa.RecordBatch, layout: PartitionLayout) -> list[tuple[Partiti
     first_bucket = int(buckets.min())
     bucket_number = (buckets - first_bucket) // layout.bucket_ms
     partition = bucket_number * layout.cells + cells
+    if partition.max() < 1 << 16:
+        partition = partition.astype(np.uint16)  # numpy's stable sort is a radix sort on 16-bit keys
     order = np.argsort(partition, kind="stable")
-    ordered = pa.Table.from_batches([batch]).take(pa.array(order))
+    ordered = batch.take(pa.array(order))
     sorted_keys = partition[order]
     starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
     ends = np.r_[starts[1:], len(sorted_keys)]

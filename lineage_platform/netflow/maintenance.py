@@ -57,7 +57,7 @@ def ingest(
     *,
     request: LayoutRequest = DEFAULT_REQUEST,
     workers: int = 2,
-    block_rows: int = 1 << 15,
+    block_rows: int = 1 << 14,
 ) -> IngestSummary:
     """Append records to a dataset (creating it, with a layout sized from the first records, when new)."""
     stream = iter(batches)

@@ -22,8 +22,8 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource
 from sqlglot import exp
 
 from lineage_platform.errors import SqlError
-from lineage_platform.netflow.blocks import load_blocks
-from lineage_platform.netflow.catalog import Partition, all_partitions, candidate_partitions, load_layout
+from lineage_platform.netflow.blocks import load_index, schema_signature
+from lineage_platform.netflow.catalog import Partition, candidate_partitions, count_partitions, load_layout
 from lineage_platform.netflow.layout import PartitionLayout
 from lineage_platform.netflow.records import (
     COLUMNS,
@@ -38,6 +38,16 @@ from lineage_platform.netflow.rectangles import CIDR_FUNCTION, Box, where_boxes
 
 RELATION = "flows"
 READ_THREADS = 2
+ENGINES = ("duckdb", "arrow")
+CANONICAL_SCHEMA = schema_signature(SCHEMA)
+DUCKDB_TYPES = {
+    pa.timestamp("ms"): "TIMESTAMP_MS",
+    pa.uint8(): "UTINYINT",
+    pa.uint16(): "USMALLINT",
+    pa.uint32(): "UINTEGER",
+    pa.uint64(): "UBIGINT",
+}
+_DUCKDB = duckdb.connect()  # one in-memory database; each query runs on its own cursor
 
 
 @dataclass
@@ -46,12 +56,15 @@ class FileSlice:
 
     path: Path
     row_groups: list[int]
+    bytes: int  # compressed bytes of the query's columns in those blocks
+    schema: str  # physical schema signature of the file
 
 
 @dataclass
 class QueryPlan:
     """What a query will read, and why."""
 
+    statement: str  # the query as given
     sql: str  # the statement as DuckDB runs it over the relation ``flows``
     columns: list[str]
     boxes: list[Box]
@@ -61,6 +74,7 @@ class QueryPlan:
     blocks_total: int
     blocks_read: int
     notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0  # time spent planning
 
 
 @dataclass
@@ -70,7 +84,7 @@ class QueryResult:
     table: pa.Table
     plan: QueryPlan
     bytes_read: int
-    seconds: float
+    seconds: float  # time spent executing (the plan carries its own)
 
 
 def engine_sql(sql: str, relation: str = RELATION) -> tuple[exp.Select, str]:
@@ -91,67 +105,79 @@ def engine_sql(sql: str, relation: str = RELATION) -> tuple[exp.Select, str]:
             "a NetFlow query is one SELECT over one table", hint="remove joins, subqueries and unions"
         )
     rewritten = select.copy().transform(_engine_literals)
-    rewritten.find(exp.Table).replace(exp.to_table(relation))
+    table = rewritten.find(exp.Table)
+    source = sqlglot.parse_one(f"SELECT * FROM {relation}", read="duckdb").args["from_"].this
+    source.set("alias", exp.TableAlias(this=exp.to_identifier(table.alias_or_name)))
+    table.replace(source)
     return select, rewritten.sql(dialect="duckdb")
 
 
 def plan_query(g: GraphTraversalSource, dataset: str, sql: str) -> QueryPlan:
     """Turn the WHERE clause into boxes and pick the partition files and blocks that may hold matching rows."""
+    started = time.perf_counter()
     select, text = engine_sql(sql)
     layout = load_layout(g, dataset)
     rectangles = where_boxes(select)
     boxes = _catalog_boxes(rectangles.boxes, layout)
     partitions = candidate_partitions(g, dataset, layout, boxes)
-    total = len(all_partitions(g, dataset))
-    slices, blocks_total = _block_slices(partitions, boxes)
-    notes = _notes(select, layout, rectangles.unused)
+    columns = _columns(select)
+    slices, blocks_total = _block_slices(partitions, boxes, columns)
     return QueryPlan(
+        statement=sql,
         sql=text,
-        columns=_columns(select),
+        columns=columns,
         boxes=boxes,
         slices=slices,
-        partitions_total=total,
+        partitions_total=count_partitions(g, dataset),
         partitions_read=len(partitions),
         blocks_total=blocks_total,
         blocks_read=sum(len(item.row_groups) for item in slices),
-        notes=notes,
+        notes=_notes(select, layout, rectangles.unused),
+        seconds=time.perf_counter() - started,
     )
 
 
-def execute(plan: QueryPlan) -> QueryResult:
-    """Read the planned blocks and run the statement over them in DuckDB."""
+def execute(plan: QueryPlan, *, engine: str = "duckdb") -> QueryResult:
+    """Run the statement over the planned partitions.
+
+    ``duckdb`` hands DuckDB the candidate files (it reads only the needed columns, and its zone maps skip the same
+    time blocks the index chose, since blocks are time-sorted); ``arrow`` reads exactly the indexed blocks with
+    pyarrow and runs DuckDB over the Arrow table.
+    """
+    if engine not in ENGINES:
+        raise SqlError(f"unknown query engine {engine!r}", hint=f"use one of {', '.join(ENGINES)}")
     started = time.perf_counter()
-    with ThreadPoolExecutor(READ_THREADS) as pool:
-        parts = list(pool.map(lambda item: _read_slice(item, plan.columns), plan.slices))
-    tables = [table for table, _ in parts]
-    data = (
-        pa.concat_tables(tables)
-        if tables
-        else pa.schema([SCHEMA.field(name) for name in plan.columns]).empty_table()
-    )
-    connection = duckdb.connect()
+    cursor = _DUCKDB.cursor()
     try:
-        connection.register(RELATION, data)
-        result = connection.sql(plan.sql).to_arrow_table()
+        if engine == "duckdb" and plan.slices:
+            _, text = engine_sql(plan.statement, _parquet_relation(plan.slices))
+            result = cursor.sql(text).to_arrow_table()
+        else:
+            cursor.register(RELATION, _read_blocks(plan))
+            result = cursor.sql(plan.sql).to_arrow_table()
     except duckdb.Error as exc:
         raise SqlError(
             f"the query failed: {exc}", hint="check column names against the NetFlow schema"
         ) from exc
     finally:
-        connection.close()
-    return QueryResult(result, plan, sum(size for _, size in parts), time.perf_counter() - started)
+        cursor.close()
+    bytes_read = sum(item.bytes for item in plan.slices)
+    return QueryResult(result, plan, bytes_read, time.perf_counter() - started)
 
 
-def run_query(g: GraphTraversalSource, dataset: str, sql: str) -> QueryResult:
+def run_query(g: GraphTraversalSource, dataset: str, sql: str, *, engine: str = "duckdb") -> QueryResult:
     """Plan and execute a query."""
-    return execute(plan_query(g, dataset, sql))
+    return execute(plan_query(g, dataset, sql), engine=engine)
 
 
 def _engine_literals(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.Anonymous) and node.name.upper() == CIDR_FUNCTION:
-        column, block = node.expressions
-        if not isinstance(block, exp.Literal) or not block.is_string:
-            raise SqlError("in_cidr needs a constant block", hint="write in_cidr(src_ip, '10.0.0.0/8')")
+        arguments = node.expressions
+        if len(arguments) != 2 or not isinstance(arguments[1], exp.Literal) or not arguments[1].is_string:
+            raise SqlError(
+                "in_cidr needs a column and a constant block", hint="write in_cidr(src_ip, '10.0.0.0/8')"
+            )
+        column, block = arguments
         low, high = cidr_range(block.this)
         return exp.Between(this=column.copy(), low=exp.Literal.number(low), high=exp.Literal.number(high))
     if isinstance(node, exp.Literal) and node.is_string and _compared_with_address(node):
@@ -180,15 +206,18 @@ def _catalog_boxes(boxes: list[Box], layout: PartitionLayout) -> list[Box]:
     return list(unique.values())
 
 
-def _block_slices(partitions: list[Partition], boxes: list[Box]) -> tuple[list[FileSlice], int]:
+def _block_slices(
+    partitions: list[Partition], boxes: list[Box], columns: list[str]
+) -> tuple[list[FileSlice], int]:
     """Per candidate file, the blocks whose time range meets the time interval of some box."""
     windows = [box.get(TIME_COLUMN) for box in boxes]
     slices, total = [], 0
     for partition in partitions:
-        blocks = load_blocks(partition.path)
+        index = load_index(partition.path)
+        blocks = index.blocks
         total += len(blocks)
         keep = [
-            block.row_group
+            block
             for block in blocks
             if any(
                 window is None or (block.time_max >= window[0] and block.time_min <= window[1])
@@ -196,27 +225,37 @@ def _block_slices(partitions: list[Partition], boxes: list[Box]) -> tuple[list[F
             )
         ]
         if keep:
-            slices.append(FileSlice(partition.path, keep))
+            size = sum(block.bytes_of(columns) for block in keep)
+            slices.append(FileSlice(partition.path, [block.row_group for block in keep], size, index.schema))
     return slices, total
 
 
-def _read_slice(item: FileSlice, columns: list[str]) -> tuple[pa.Table, int]:
-    parquet = pq.ParquetFile(item.path)
-    table = parquet.read_row_groups(item.row_groups, columns=columns)
-    expected = pa.schema([SCHEMA.field(name) for name in columns])
-    if table.schema != expected:  # e.g. microsecond timestamps written by Spark
-        table = table.cast(expected)
-    return table, _chunk_bytes(parquet.metadata, item.row_groups, columns)
+def _parquet_relation(slices: list[FileSlice]) -> str:
+    """DuckDB's read_parquet over the files, as the record schema.
 
-
-def _chunk_bytes(metadata: pq.FileMetaData, row_groups: list[int], columns: list[str]) -> int:
-    """Compressed bytes of the given columns in the given row groups."""
-    wanted = {metadata.schema.to_arrow_schema().get_field_index(name) for name in columns}
-    return sum(
-        metadata.row_group(group).column(index).total_compressed_size
-        for group in row_groups
-        for index in wanted
+    Files written by this platform's Arrow path are read as they are. When some file has other physical types or
+    column order (e.g. written by Spark), columns are matched by name and cast to the record types.
+    """
+    files = ", ".join("'" + str(item.path).replace("'", "''") + "'" for item in slices)
+    if all(item.schema == CANONICAL_SCHEMA for item in slices):
+        return f"read_parquet([{files}], hive_partitioning = false)"
+    columns = ", ".join(
+        f"CAST({name} AS {DUCKDB_TYPES[SCHEMA.field(name).type]}) AS {name}" for name in COLUMNS
     )
+    return f"(SELECT {columns} FROM read_parquet([{files}], hive_partitioning = false, union_by_name = true))"
+
+
+def _read_blocks(plan: QueryPlan) -> pa.Table:
+    """The planned blocks' columns as one Arrow table (record types, whoever wrote the files)."""
+    expected = pa.schema([SCHEMA.field(name) for name in plan.columns])
+
+    def read(item: FileSlice) -> pa.Table:
+        table = pq.ParquetFile(item.path).read_row_groups(item.row_groups, columns=plan.columns)
+        return table if table.schema == expected else table.cast(expected)  # e.g. Spark's types
+
+    with ThreadPoolExecutor(READ_THREADS) as pool:
+        tables = list(pool.map(read, plan.slices))
+    return pa.concat_tables(tables) if tables else expected.empty_table()
 
 
 def _columns(select: exp.Select) -> list[str]:
@@ -261,7 +300,7 @@ def format_result(result: QueryResult, *, explain: bool = False, max_rows: int =
         lines.append(f"... {table.num_rows - max_rows} more rows")
     plan = result.plan
     lines.append(
-        f"{table.num_rows} rows in {result.seconds:.3f} s; read {plan.partitions_read}/{plan.partitions_total} "
+        f"{table.num_rows} rows; planned in {plan.seconds * 1000:.1f} ms, ran in {result.seconds * 1000:.1f} ms; read {plan.partitions_read}/{plan.partitions_total} "
         f"partitions, {plan.blocks_read}/{plan.blocks_total} blocks, {result.bytes_read:,} bytes"
     )
     lines += [f"note: {note}" for note in plan.notes]

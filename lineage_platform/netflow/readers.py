@@ -215,7 +215,11 @@ def _nfdump_field(column: str, text: pa.Array) -> tuple[pa.Array, np.ndarray]:
         named = ~np.isnan(index.astype(float))
         return pa.array(np.where(named, by_name, number.to_numpy(zero_copy_only=False))), named | numeric_ok
     if column == "tcp_flags":
-        letters = pc.match_substring_regex(text, r"^[.UAPRSFCE]{6,8}$").fill_null(False).to_numpy(zero_copy_only=False)
+        letters = (
+            pc.match_substring_regex(text, r"^[.UAPRSFCE]{6,8}$")
+            .fill_null(False)
+            .to_numpy(zero_copy_only=False)
+        )
         flags, numeric = _integers(text, pa.uint8())  # some nfdump builds print the flags as a number
         flags = flags.to_numpy(zero_copy_only=False).copy()
         flags[letters] = 0

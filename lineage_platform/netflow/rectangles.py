@@ -8,6 +8,7 @@ gives the DNF directly as boxes. A condition that is not such a comparison (a fu
 ``AND`` would exceed :data:`MAX_BOXES`, the boxes are merged into their bounding box, again erring on the side of
 keeping data.
 
+>>> import sqlglot
 >>> boxes = where_boxes(sqlglot.parse_one("SELECT 1 FROM f WHERE src_port = 80 OR NOT src_port >= 10"))
 >>> sorted(box["src_port"] for box in boxes.boxes)
 [(0, 9), (80, 80)]
@@ -117,9 +118,8 @@ def _leaf_intervals(node: exp.Expression) -> tuple[str, list[Interval]] | None:
             values = sorted({literal_value(column, item) for item in node.expressions})
             return column, _clip([(value, value) for value in values if float(value).is_integer()], column)
         if isinstance(node, exp.Anonymous) and node.name.upper() == CIDR_FUNCTION:
-            column_node, block = node.expressions
-            if _column(column_node) in IP_COLUMNS and isinstance(block, exp.Literal):
-                return _column(column_node), [cidr_range(block.this)]
+            if len(node.expressions) == 2 and _column(node.expressions[0]) in IP_COLUMNS:
+                return _column(node.expressions[0]), [cidr_range(node.expressions[1].name)]
             return None
         if isinstance(node, exp.EQ | exp.NEQ | exp.LT | exp.LTE | exp.GT | exp.GTE):
             return _comparison(node)

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from lineage_platform.errors import IngestError
-from lineage_platform.netflow.blocks import load_blocks, sidecar
+from lineage_platform.netflow.blocks import load_index, sidecar
 from lineage_platform.netflow.generate import FlowProfile, generate
 from lineage_platform.netflow.ingest import ingest_batches
 from lineage_platform.netflow.layout import PartitionLayout
@@ -81,9 +81,10 @@ def test_blocks_are_time_sorted_and_indexed_even_from_an_unordered_stream(
     summary = ingest_batches(shuffled.to_batches(max_chunksize=4_000), layout, tmp_path, block_rows=2_000)
     for item in summary.files:
         parquet = pq.ParquetFile(item.path)
-        blocks = load_blocks(item.path)
+        index = load_index(item.path)
+        blocks = index.blocks
         assert len(blocks) == parquet.num_row_groups > 1
-        assert json.loads(sidecar(item.path).read_text())[0]["row_group"] == 0
+        assert json.loads(sidecar(item.path).read_text())["blocks"][0]["row_group"] == 0
         for block in blocks:
             times = (
                 parquet.read_row_group(block.row_group, columns=[TIME_COLUMN])
@@ -94,7 +95,7 @@ def test_blocks_are_time_sorted_and_indexed_even_from_an_unordered_stream(
             assert np.all(np.diff(times) >= 0)
             assert (block.time_min, block.time_max, block.rows) == (times[0], times[-1], len(times))
         sidecar(item.path).unlink()
-        assert load_blocks(item.path) == blocks  # rebuilt from the footer
+        assert load_index(item.path) == index  # rebuilt from the footer
 
 
 def test_files_are_compact(records: pa.Table, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from lineage_platform.graph import connect
-from lineage_platform.netflow.blocks import load_blocks
+from lineage_platform.netflow.blocks import load_index
 from lineage_platform.netflow.catalog import all_partitions, load_layout
 from lineage_platform.netflow.generate import FlowProfile, generate
 from lineage_platform.netflow.maintenance import LayoutRequest
@@ -43,7 +43,7 @@ def test_spark_job_partitions_catalogues_and_answers_like_the_baseline(spark, tm
             table.cast(pa.schema([(f.name, records.schema.field(f.name).type) for f in table.schema]))
         )
         assert set(buckets) == {item.bucket_ms} and set(cells) == {item.cell}
-        assert load_blocks(item.path)[0].time_min == item.time_min
+        assert load_index(item.path).blocks[0].time_min == item.time_min
     assert len(all_partitions(g, "netflow.flows")) == len(files)
     sql = (
         "SELECT protocol, count(*), sum(bytes) FROM flows WHERE src_ip < '128.0.0.0' "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import gc
+import logging
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -13,10 +14,11 @@ from typing import Any
 
 from gremlin_python.process.traversal import Bytecode, Traverser
 
-from lineage_platform.errors import GraphError, TraversalError, UnsupportedStepError
+from lineage_platform.errors import GraphError, StoreError, TraversalError, UnsupportedStepError
 from lineage_platform.graph.embedded import (  # noqa: F401  (importing registers the steps)
     filters,
     steps_branch,
+    steps_date,
     steps_graph,
     steps_list,
     steps_map,
@@ -37,6 +39,8 @@ from lineage_platform.graph.embedded.pipeline import (
     uses_steps,
 )
 from lineage_platform.graph.embedded.transaction import GraphLock, Transaction
+
+_log = logging.getLogger(__name__)
 
 # Strategies that only optimise or verify on TinkerGraph: the engine gives the same answers without them.
 _IGNORED_STRATEGIES = frozenset(
@@ -162,7 +166,12 @@ class EmbeddedGraph:
             raise
         self.graph.commit_changes()
         if self._log.should_checkpoint():
-            self._log.checkpoint(self.graph.export_state())
+            try:
+                self._log.checkpoint(self.graph.export_state())
+            except StoreError as exc:  # the commit is already durable in the log; the next checkpoint retries
+                _log.warning(
+                    "checkpoint of %s failed, the log keeps growing until one succeeds: %s", self.path, exc
+                )
 
     # ---------------------------------------------------------------- execution
     def execute(self, bytecode: Bytecode, tx: Transaction | None = None) -> list[Traverser]:

@@ -112,6 +112,27 @@ class Trav:
         )
 
 
+def merge_bulks(travs: list[Trav]) -> list[Trav]:
+    """Merge equal traversers (same object, path, loops, sack) by adding bulks; the first of each kind is updated
+    in place, so pass traversers nobody else holds."""
+    merged: dict[Any, Trav] = {}
+    out: list[Trav] = []
+    for t in travs:
+        try:
+            key = t.merge_key()
+            hash(key)
+        except TypeError:
+            out.append(t)
+            continue
+        existing = merged.get(key)
+        if existing is None:
+            merged[key] = t
+            out.append(t)
+        else:
+            existing.bulk += t.bulk
+    return out
+
+
 StepFn = Callable[[Iterator[Trav]], Iterator[Trav]]
 
 

@@ -19,6 +19,7 @@ from lineage_platform.graph.embedded.pipeline import (
     Trav,
     as_bytecode,
     group_steps,
+    merge_bulks,
     step,
 )
 from lineage_platform.graph.embedded.predicates import compile_predicate
@@ -45,26 +46,6 @@ def _loop_test(name: str, args: list[Any], c: Compiler) -> LoopTest:
 
 def _pop_loop(t: Trav) -> Trav:
     return Trav(t.obj, t.bulk, t.path, t.loops[:-1], t.sack)
-
-
-def _merge(travs: list[Trav]) -> list[Trav]:
-    """Merge equal traversers (same object, path, loops, sack) by adding bulks."""
-    merged: dict[Any, Trav] = {}
-    out: list[Trav] = []
-    for t in travs:
-        try:
-            key = t.merge_key()
-            hash(key)
-        except TypeError:
-            out.append(t)
-            continue
-        existing = merged.get(key)
-        if existing is None:
-            merged[key] = t
-            out.append(t)
-        else:
-            existing.bulk += t.bulk
-    return out
 
 
 @step("repeat")
@@ -105,7 +86,7 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
                     Trav(t.obj, t.bulk, t.path, (*t.loops[:-1], (counter[0], counter[1] + 1)), t.sack)
                 )
             frontier = []
-            for t in _merge(produced):
+            for t in merge_bulks(produced):
                 if until_first is False and until is not None and until(t):
                     yield _pop_loop(t)
                     continue
@@ -477,6 +458,20 @@ def compile_barrier(call: StepCall, c: Compiler) -> StepFn:
     """barrier(): collect the stream and merge equal traversers."""
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
-        yield from _merge([t.with_bulk(t.bulk) for t in travs])
+        yield from merge_bulks([t.with_bulk(t.bulk) for t in travs])
+
+    return run
+
+
+@step("fail")
+def compile_fail(call: StepCall, c: Compiler) -> StepFn:
+    """fail([message]): stop the traversal with an error when a traverser reaches this step."""
+    message = call.args[0] if call.args else "fail() step triggered"
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        for t in travs:
+            raise TraversalError(f"{message} (at {t.obj!r})", hint="the traversal reached its fail() step")
+        return
+        yield
 
     return run

@@ -1,10 +1,11 @@
-"""The 3.7 list steps: conjoin, combine, difference, disjunct, intersect, merge, product."""
+"""The 3.7 list steps: conjoin, combine, difference, disjunct, intersect, merge, product, index."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from gremlin_python.process.traversal import WithOptions
 from gremlin_python.structure.graph import Path
 
 from lineage_platform.errors import TraversalError
@@ -143,3 +144,18 @@ def compile_conjoin(call: StepCall, c: Compiler) -> StepFn:
         return delimiter.join(as_string(item) for item in items)
 
     return lambda travs: (t.split(conjoin(t)) for t in travs)
+
+
+@step("index")
+def compile_index(call: StepCall, c: Compiler) -> StepFn:
+    """index(): [[item, 0], [item, 1], ...] for a collection (a single object counts as one item);
+    with(WithOptions.indexer, WithOptions.map) gives {0: item, 1: item, ...} instead."""
+    as_map = any(args[:2] == [WithOptions.indexer, WithOptions.map] for args in call.modulator_args("with"))
+
+    def index(obj: Any) -> Any:
+        items = list(obj) if isinstance(obj, (list, tuple, set, frozenset)) else [obj]
+        if as_map:
+            return dict(enumerate(items))
+        return [[item, position] for position, item in enumerate(items)]
+
+    return lambda travs: (t.split(index(t.obj)) for t in travs)

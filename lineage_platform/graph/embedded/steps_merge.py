@@ -11,7 +11,7 @@ from gremlin_python.structure.graph import Element
 from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.access import lookup
 from lineage_platform.graph.embedded.memgraph import EdgeRec, VertexRec
-from lineage_platform.graph.embedded.pipeline import Compiler, StepCall, StepFn, Trav, as_bytecode, step
+from lineage_platform.graph.embedded.pipeline import SEED, Compiler, StepCall, StepFn, Trav, as_bytecode, step
 from lineage_platform.graph.embedded.steps_graph import set_property
 from lineage_platform.graph.embedded.values import gremlin_eq
 
@@ -97,6 +97,12 @@ def _apply_properties(element: Any, values: dict[Any, Any], t: Trav, c: Compiler
             set_property(element, default, key, value, [], t, c)
 
 
+def _match_source(t: Trav, element: Any, c: Compiler) -> Trav:
+    """What an onMatch traversal reads: the incoming traverser mid-traversal, the matched element when the merge
+    step starts the traversal (there is no incoming object then), as in TinkerPop."""
+    return c.spawn(t, element) if t.obj is SEED else t
+
+
 def _options(call: StepCall, create_tokens: tuple[Any, ...]) -> dict[Any, Any]:
     """The option(Merge.x, value) modulators; constant onCreate/onMatch maps are validated up front."""
     options: dict[Any, Any] = {}
@@ -146,7 +152,7 @@ def compile_merge_v(call: StepCall, c: Compiler) -> StepFn:
             if matched:
                 for v in matched:
                     if Merge.on_match in options:
-                        on_match = _resolve_map(options[Merge.on_match][0], t, c, name)
+                        on_match = _resolve_map(options[Merge.on_match][0], _match_source(t, v, c), c, name)
                         if on_match:
                             _check_keys(on_match, ())
                             default = options[Merge.on_match][1] if len(options[Merge.on_match]) > 1 else None
@@ -241,7 +247,7 @@ def compile_merge_e(call: StepCall, c: Compiler) -> StepFn:
             if matched:
                 for e in matched:
                     if Merge.on_match in options:
-                        on_match = _resolve_map(options[Merge.on_match][0], t, c, name)
+                        on_match = _resolve_map(options[Merge.on_match][0], _match_source(t, e, c), c, name)
                         if on_match:
                             _check_keys(on_match, ())
                             _apply_properties(e, on_match, t, c, None)

@@ -19,6 +19,7 @@ from lineage_platform.graph.embedded.pipeline import (
     StepFn,
     Trav,
     as_bytecode,
+    merge_bulks,
     step,
 )
 from lineage_platform.graph.embedded.values import (
@@ -268,7 +269,8 @@ def group_value_reducer(args: list[Any] | None, c: Compiler) -> Callable[[list[T
     pipeline: Pipeline = c.compile(nested)
 
     def apply(travs: list[Trav]) -> Any:
-        result = next(pipeline.run(travs), None)
+        # bulk equal members first (as TinkerPop's lazy barriers do): a group often holds many copies of a vertex
+        result = next(pipeline.run(merge_bulks([t.with_bulk(t.bulk) for t in travs])), None)
         return NOTHING if result is None else result.obj
 
     return apply

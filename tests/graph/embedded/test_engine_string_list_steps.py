@@ -1,10 +1,12 @@
-"""The 3.7 string and list steps, any/all, sack and branch."""
+"""The 3.7 string, list and date steps, format, math, any/all, sack, branch and fail."""
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 from gremlin_python.process.graph_traversal import GraphTraversalSource, __
-from gremlin_python.process.traversal import Operator, P, Scope, T
+from gremlin_python.process.traversal import DT, Operator, P, Scope, T, WithOptions
 
 from lineage_platform.errors import TraversalError
 
@@ -84,3 +86,28 @@ def test_math(modern: GraphTraversalSource) -> None:
     assert g.inject(1).math("_ / 0").to_list() == [float("inf")]
     with pytest.raises(TraversalError, match="cannot evaluate"):
         g.inject(1).math("__import__('os')").to_list()
+
+
+def test_date_steps(g: GraphTraversalSource) -> None:
+    start = datetime.datetime(2023, 8, 2, tzinfo=datetime.UTC)
+    assert g.inject("2023-08-02T00:00:00Z").as_date().to_list() == [start]
+    assert g.inject(1694017707000).as_date().to_list() == [
+        datetime.datetime(2023, 9, 6, 16, 28, 27, tzinfo=datetime.UTC)
+    ]
+    assert g.inject(start).date_add(DT.hour, 2).to_list() == [start + datetime.timedelta(hours=2)]
+    later = start + datetime.timedelta(days=7)
+    assert g.inject(later).date_diff(start).to_list() == [7 * 24 * 3600]
+    with pytest.raises(TraversalError, match="Can't parse"):
+        g.inject("not a date").as_date().to_list()
+
+
+def test_fail_stops_the_traversal(g: GraphTraversalSource) -> None:
+    assert g.inject(1).where(__.is_(2)).fail("boom").to_list() == []
+    with pytest.raises(TraversalError, match="boom"):
+        g.inject(1).fail("boom").to_list()
+
+
+def test_index(g: GraphTraversalSource) -> None:
+    assert g.inject(["a", "b"]).index().to_list() == [[["a", 0], ["b", 1]]]
+    indexed = g.inject(["a", "b"]).index().with_(WithOptions.indexer, WithOptions.map).to_list()
+    assert indexed == [{0: "a", 1: "b"}]

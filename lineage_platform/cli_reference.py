@@ -1,0 +1,107 @@
+"""The CLI reference (docs/cli.md), generated from the click command tree so it cannot drift from the code.
+
+python -m lineage_platform.cli_reference docs/cli.md     # rewrite the page (`make docs`)
+python -m lineage_platform.cli_reference                 # print it
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from lineage_platform.cli import cli
+from lineage_platform.errors import LineageError
+
+HELP_WIDTH = 100
+HEADER = (
+    "# CLI reference\n\n"
+    "<!-- Generated from the click commands by `make docs` (python -m lineage_platform.cli_reference docs/cli.md).\n"
+    "     Do not edit by hand: tests/test_docs.py fails when this page and the code disagree. -->\n\n"
+    "Every option can also be set through the environment variable shown next to it (`LINEAGE_*`); an explicit\n"
+    "option wins over the variable, the variable over the default.\n"
+)
+
+
+@dataclass(frozen=True)
+class CommandEntry:
+    """One command of the tree with the context click would build for it."""
+
+    path: tuple[str, ...]
+    command: click.Command
+    context: click.Context
+
+    @property
+    def title(self) -> str:
+        """The command line that runs it, e.g. ``lineage graph serve``."""
+        return " ".join(self.path)
+
+
+def _context(command: click.Command, name: str, parent: click.Context | None) -> click.Context:
+    return click.Context(
+        command, info_name=name, parent=parent, terminal_width=HELP_WIDTH, max_content_width=HELP_WIDTH
+    )
+
+
+def walk(command: click.Command = cli, name: str = "lineage") -> Iterator[CommandEntry]:
+    """Every visible command under ``command``, depth first, groups before their subcommands, names sorted."""
+
+    def visit(entry: CommandEntry) -> Iterator[CommandEntry]:
+        yield entry
+        if isinstance(entry.command, click.Group):
+            for sub_name in entry.command.list_commands(entry.context):
+                sub = entry.command.get_command(entry.context, sub_name)
+                if sub is not None and not sub.hidden:
+                    yield from visit(
+                        CommandEntry((*entry.path, sub_name), sub, _context(sub, sub_name, entry.context))
+                    )
+
+    yield from visit(CommandEntry((name,), command, _context(command, name, None)))
+
+
+def find_command(words: list[str]) -> tuple[CommandEntry, list[str]]:
+    """The deepest command named by the leading words of a ``lineage ...`` command line, and the words left over.
+
+    Raises LineageError when the line does not start with ``lineage`` or names a subcommand that does not exist.
+    """
+    if not words or words[0] != "lineage":
+        raise LineageError(
+            f"not a lineage command line: {' '.join(words)!r}", hint="Start it with 'lineage'."
+        )
+    entries = {entry.path: entry for entry in walk()}
+    path: tuple[str, ...] = ("lineage",)
+    rest = words[1:]
+    while rest and not rest[0].startswith("-") and isinstance(entries[path].command, click.Group):
+        if (*path, rest[0]) not in entries:
+            raise LineageError(
+                f"'{' '.join(path)}' has no command {rest[0]!r}",
+                hint=f"Run '{' '.join(path)} --help' to see its commands.",
+            )
+        path = (*path, rest[0])
+        rest = rest[1:]
+    return entries[path], rest
+
+
+def render() -> str:
+    """The whole reference page as Markdown: a contents list, then each command's ``--help`` text."""
+    entries = list(walk())
+    contents = [f"- [`{e.title}`](#{e.title.replace(' ', '-')})" for e in entries[1:]]
+    sections = [f"## {e.title}\n\n```text\n{e.command.get_help(e.context).rstrip()}\n```\n" for e in entries]
+    return HEADER + "\n" + "\n".join(contents) + "\n\n" + "\n".join(sections)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Write the page to the path given as the only argument, or print it."""
+    args = sys.argv[1:] if argv is None else argv
+    page = render()
+    if args:
+        Path(args[0]).write_text(page, encoding="utf-8")
+    else:
+        sys.stdout.write(page)
+
+
+if __name__ == "__main__":
+    main()

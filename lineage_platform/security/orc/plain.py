@@ -1,0 +1,146 @@
+"""Rebuilding an encrypted ORC file as a plain one that any ORC reader (ORC C++ via pyorc/pyarrow) decodes.
+
+For every selected stripe, columns whose variant is unlocked take the variant's streams, decrypted (they stay
+compressed: ORC compresses first, then encrypts), and the variant's column encodings; every other column keeps
+its unencrypted (masked) streams. Bloom filters of encrypted columns are dropped: ORC 2.3.0 writes one built
+from the plaintext into the unencrypted area. The new tail has no encryption section and no statistics
+(stale masked statistics must not describe clear values).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from lineage_platform.errors import SecurityError
+from lineage_platform.security.orc.compression import decompress, store_original
+from lineage_platform.security.orc.crypto import ctr_decrypt, stream_iv
+from lineage_platform.security.orc.keys import VariantKeys
+from lineage_platform.security.orc.protowire import BYTES, Message, decode, encode
+from lineage_platform.security.orc.tail import OrcTail, StripeInfo
+
+ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8, DICTIONARY_COUNT = 6, 7, 8, 4
+ENCRYPTED_INDEX, ENCRYPTED_DATA = 9, 10
+INDEX_KINDS = {ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8, DICTIONARY_COUNT}
+STREAM_KIND_NAMES = {
+    0: "PRESENT", 1: "DATA", 2: "LENGTH", 3: "DICTIONARY_DATA", 4: "DICTIONARY_COUNT", 5: "SECONDARY",
+    6: "ROW_INDEX", 7: "BLOOM_FILTER", 8: "BLOOM_FILTER_UTF8", 9: "ENCRYPTED_INDEX", 10: "ENCRYPTED_DATA",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class StreamLocation:
+    """One stream of a stripe: column, kind, where its bytes start in the stripe, length, owning variant."""
+
+    column: int
+    kind: int
+    start: int
+    length: int
+    variant: int | None  # None: unencrypted area
+
+
+@dataclass
+class StripeLayout:
+    """A stripe footer, parsed, with every stream located."""
+
+    footer: Message
+    streams: list[StreamLocation]
+    encodings: list[bytes]  # ColumnEncoding messages by column id (unencrypted view)
+    variant_encodings: dict[int, list[bytes]]  # variant index -> ColumnEncoding per column from its root
+
+
+def read_stripe_footer(tail: OrcTail, stripe: StripeInfo, raw_footer: bytes) -> StripeLayout:
+    """Parse a stripe footer and locate its streams (index area then data area; unencrypted, then variants)."""
+    footer = decode(decompress(raw_footer, tail.codec, tail.block_size, f"stripe {stripe.index} footer"))
+    plain = [(s.int(2), s.int(1), s.int(3)) for s in footer.messages(1)]
+    variants = footer.messages(4)
+    located: list[StreamLocation] = []
+    offset = 0
+    for index_area in (True, False):
+        for column, kind, length in plain:
+            if kind in (ENCRYPTED_INDEX, ENCRYPTED_DATA) or (kind in INDEX_KINDS) != index_area:
+                continue
+            located.append(StreamLocation(column, kind, offset, length, None))
+            offset += length
+        for variant_index, variant in enumerate(variants):
+            for stream in variant.messages(1):
+                if (stream.int(1) in INDEX_KINDS) == index_area:
+                    located.append(StreamLocation(stream.int(2), stream.int(1), offset, stream.int(3), variant_index))
+                    offset += stream.int(3)
+    if offset != stripe.index_length + stripe.data_length:
+        raise SecurityError(
+            f"stripe {stripe.index}: streams cover {offset} bytes, the stripe holds {stripe.index_length + stripe.data_length}",
+            hint="the file is corrupted",
+        )
+    encodings = [v for v in footer.all(2) if isinstance(v, bytes)]
+    variant_encodings = {i: [v for v in m.all(2) if isinstance(v, bytes)] for i, m in enumerate(variants)}
+    return StripeLayout(footer, located, encodings, variant_encodings)
+
+
+def plain_orc(tail: OrcTail, keys: dict[int, VariantKeys], stripes: Iterable[int] | None = None) -> bytes:
+    """A complete plain ORC file (bytes) holding the selected stripes (default: all)."""
+    selected = [tail.stripes[i] for i in (range(len(tail.stripes)) if stripes is None else stripes)]
+    owner = {c.id: keys[v.root] for c in tail.columns if (v := tail.variant_of(c.id)) and v.root in keys}
+    out = bytearray(b"ORC")
+    stripe_infos: list[Message] = []
+    with open(tail.path, "rb") as handle:
+        for stripe in selected:
+            handle.seek(stripe.offset)
+            raw = handle.read(stripe.end - stripe.offset)
+            if len(raw) != stripe.end - stripe.offset:
+                raise SecurityError(f"{tail.path}: stripe {stripe.index} is truncated", hint="the file is truncated")
+            body, index_length, footer = _plain_stripe(tail, stripe, raw, owner)
+            stripe_infos.append(
+                Message().with_fields(
+                    [(1, len(out)), (2, index_length), (3, len(body) - index_length), (4, len(footer)), (5, stripe.rows)]
+                )
+            )
+            out += body + footer
+    return bytes(out + _plain_tail(tail, stripe_infos, len(out), sum(s.rows for s in selected)))
+
+
+def _plain_stripe(
+    tail: OrcTail, stripe: StripeInfo, raw: bytes, owner: dict[int, VariantKeys]
+) -> tuple[bytes, int, bytes]:
+    """(index + data bytes, index length, compressed footer) of one stripe in plain form."""
+    data_end = stripe.index_length + stripe.data_length
+    layout = read_stripe_footer(tail, stripe, raw[data_end:])
+    encodings = list(layout.encodings)
+    for column, keys in owner.items():
+        encodings[column] = layout.variant_encodings[keys.variant.index][column - keys.variant.root]
+    kept: list[tuple[StreamLocation, bytes]] = []
+    for stream in layout.streams:
+        keys = owner.get(stream.column)
+        encrypted = tail.variant_of(stream.column) is not None
+        if encrypted and stream.kind in (BLOOM_FILTER, BLOOM_FILTER_UTF8):
+            continue  # possibly built from the plaintext (ORC 2.3.0): never read it
+        if keys is None and stream.variant is None:
+            kept.append((stream, raw[stream.start : stream.start + stream.length]))
+        elif keys is not None and stream.variant == keys.variant.index:
+            iv = stream_iv(stream.column, stream.kind, stripe.encrypt_stripe_id)
+            kept.append((stream, ctr_decrypt(keys.stripe_keys[stripe.index], iv, raw[stream.start : stream.start + stream.length])))
+    kept.sort(key=lambda item: item[0].kind not in INDEX_KINDS)  # stable: index area first
+    index_length = sum(s.length for s, _ in kept if s.kind in INDEX_KINDS)
+    footer = layout.footer.without(1, 2, 4).with_fields(
+        [(1, encode(Message().with_fields([(1, s.kind), (2, s.column), (3, s.length)]))) for s, _ in kept]
+        + [(2, e) for e in encodings]
+    )
+    footer.fields.sort(key=lambda f: f[0])
+    return b"".join(b for _, b in kept), index_length, store_original(encode(footer), tail.codec)
+
+
+def _plain_tail(tail: OrcTail, stripes: list[Message], content_end: int, rows: int) -> bytes:
+    """Metadata (empty), footer and PostScript of the plain file."""
+    footer = tail.footer.without(1, 2, 3, 6, 7, 10)
+    footer = Message(
+        [(1, 0, 3), (2, 0, content_end)]
+        + [(3, BYTES, encode(s)) for s in stripes]
+        + [f for f in footer.fields if f[0] < 6]
+        + [(6, 0, rows)]
+        + [f for f in footer.fields if f[0] > 6]
+    )
+    footer_bytes = store_original(encode(footer), tail.codec)
+    postscript = tail.postscript.without(1, 5, 7, 8000)
+    postscript = Message([(1, 0, len(footer_bytes))] + postscript.fields + [(5, 0, 0), (8000, BYTES, b"ORC")])
+    postscript_bytes = encode(postscript)
+    return footer_bytes + postscript_bytes + bytes([len(postscript_bytes)])

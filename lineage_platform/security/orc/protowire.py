@@ -1,0 +1,150 @@
+"""A small protobuf wire-format codec: enough to read and rewrite ORC's footer messages.
+
+A message decodes to :class:`Message`, an ordered list of ``(field number, wire type, value)``; varints stay
+integers, length-delimited fields stay bytes (decode them again for sub-messages), fixed fields stay raw.
+Unknown fields survive a decode/encode round trip, so rewriting a footer keeps what we do not understand.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from lineage_platform.errors import SecurityError
+
+VARINT, FIXED64, BYTES, FIXED32 = 0, 1, 2, 5
+
+
+def read_varint(data: bytes, pos: int) -> tuple[int, int]:
+    """The unsigned varint at ``pos`` and the position after it."""
+    result = shift = 0
+    while True:
+        if pos >= len(data):
+            raise SecurityError("truncated protobuf varint", hint="the ORC file is truncated or corrupted")
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos
+        shift += 7
+
+
+def encode_varint(value: int) -> bytes:
+    """``value`` (non-negative) as a protobuf varint."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def zigzag(value: int) -> int:
+    """Decode a zigzag-encoded (sint32/sint64) varint."""
+    return (value >> 1) ^ -(value & 1)
+
+
+@dataclass
+class Message:
+    """One decoded protobuf message: its fields in wire order."""
+
+    fields: list[tuple[int, int, int | bytes]] = field(default_factory=list)
+
+    def all(self, number: int) -> list[int | bytes]:
+        """Every value of field ``number`` (repeated fields), in order."""
+        return [value for num, _, value in self.fields if num == number]
+
+    def get(self, number: int, default: int | bytes | None = None) -> int | bytes | None:
+        """The last value of field ``number`` (protobuf semantics for optional fields)."""
+        values = self.all(number)
+        return values[-1] if values else default
+
+    def int(self, number: int, default: int = 0) -> int:
+        """An integer field."""
+        value = self.get(number)
+        return default if value is None else int(value)  # type: ignore[arg-type]
+
+    def bytes(self, number: int) -> bytes:
+        """A bytes/string field (empty when absent)."""
+        value = self.get(number)
+        return value if isinstance(value, bytes) else b""
+
+    def text(self, number: int) -> str:
+        """A string field."""
+        return self.bytes(number).decode("utf-8", "replace")
+
+    def double(self, number: int) -> float | None:
+        """A ``double`` field, or None."""
+        value = self.get(number)
+        return struct.unpack("<d", value)[0] if isinstance(value, bytes) else None
+
+    def messages(self, number: int) -> list[Message]:
+        """Every sub-message in field ``number``."""
+        return [decode(value) for value in self.all(number) if isinstance(value, bytes)]
+
+    def message(self, number: int) -> Message | None:
+        """The sub-message in field ``number``, or None."""
+        value = self.get(number)
+        return decode(value) if isinstance(value, bytes) else None
+
+    def packed(self, number: int) -> list[int]:
+        """A repeated varint field, packed or not."""
+        out: list[int] = []
+        for value in self.all(number):
+            if isinstance(value, int):
+                out.append(value)
+                continue
+            pos = 0
+            while pos < len(value):
+                item, pos = read_varint(value, pos)
+                out.append(item)
+        return out
+
+    def without(self, *numbers: int) -> Message:
+        """A copy without the given fields."""
+        return Message([f for f in self.fields if f[0] not in numbers])
+
+    def with_fields(self, items: Iterable[tuple[int, int | bytes]]) -> Message:
+        """A copy with extra fields appended (ints as varints, bytes as length-delimited)."""
+        extra = [(num, VARINT if isinstance(value, int) else BYTES, value) for num, value in items]
+        return Message(self.fields + extra)
+
+
+def decode(data: bytes) -> Message:
+    """Parse one message; raises SecurityError on malformed input."""
+    fields: list[tuple[int, int, int | bytes]] = []
+    pos, end = 0, len(data)
+    while pos < end:
+        key, pos = read_varint(data, pos)
+        number, wire = key >> 3, key & 7
+        if wire == VARINT:
+            value, pos = read_varint(data, pos)
+            fields.append((number, wire, value))
+            continue
+        if wire == BYTES:
+            length, pos = read_varint(data, pos)
+            size = length
+        elif wire in (FIXED64, FIXED32):
+            size = 8 if wire == FIXED64 else 4
+        else:
+            raise SecurityError(f"unsupported protobuf wire type {wire}", hint="the ORC metadata is corrupted")
+        if pos + size > end:
+            raise SecurityError("truncated protobuf field", hint="the ORC file is truncated or corrupted")
+        fields.append((number, wire, bytes(data[pos : pos + size])))
+        pos += size
+    return Message(fields)
+
+
+def encode(message: Message) -> bytes:
+    """Serialise ``message`` (fields in their current order)."""
+    out = bytearray()
+    for number, wire, value in message.fields:
+        out += encode_varint(number << 3 | wire)
+        if wire == VARINT:
+            out += encode_varint(int(value))  # type: ignore[arg-type]
+        elif wire == BYTES:
+            out += encode_varint(len(value)) + value  # type: ignore[arg-type,operator]
+        else:
+            out += value  # type: ignore[operator]
+    return bytes(out)
