@@ -28,6 +28,7 @@ GROUPS: dict[str, str] = {
     "netflow": "netflow_commands",
     "perms": "perms_commands",
     "mask": "mask_commands",
+    "orc": "orc_commands",
 }
 
 

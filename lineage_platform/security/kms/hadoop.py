@@ -34,8 +34,10 @@ def base_url(url: str) -> str:
         scheme, _, rest = url.removeprefix("kms://").partition("@")
         if scheme not in ("http", "https") or not rest:
             raise SecurityError(f"bad KMS URI {url!r}", hint="use kms://http@HOST:PORT/kms")
-        host, _, path = rest.partition("/")
-        url = f"{scheme}://{host.split(';')[0]}/{path}"
+        hosts, _, path = rest.partition("/")
+        names, colon, port = hosts.rpartition(":")
+        first = (names if colon else hosts).split(";")[0]  # Hadoop lists fail-over hosts as a;b:PORT
+        url = f"{scheme}://{first}{colon}{port if colon else ''}/{path}"
     return url.rstrip("/")
 
 
@@ -63,7 +65,9 @@ class HadoopKms(KeyManagementService):
                 raise SecurityError(
                     f"KMS {self.url} refused {path}: {message}", hint="check the key name and your KMS ACLs"
                 ) from None
-            raise KmsUnavailableError(f"KMS {self.url} failed on {path}: HTTP {error.code} {message}") from None
+            raise KmsUnavailableError(
+                f"KMS {self.url} failed on {path}: HTTP {error.code} {message}"
+            ) from None
         except (urllib.error.URLError, OSError) as error:
             raise KmsUnavailableError(
                 f"KMS {self.url} is unreachable: {getattr(error, 'reason', error)}",
@@ -94,7 +98,9 @@ class HadoopKms(KeyManagementService):
         except (KeyError, TypeError, ValueError) as error:
             raise SecurityError(f"KMS {self.url} answered decrypt without key material") from error
         if len(key) != len(encrypted_key):
-            raise SecurityError(f"KMS {self.url} returned a {len(key)}-byte key for a {len(encrypted_key)}-byte one")
+            raise SecurityError(
+                f"KMS {self.url} returned a {len(key)}-byte key for a {len(encrypted_key)}-byte one"
+            )
         return key
 
 

@@ -28,16 +28,22 @@ class LocalKeyStore(KeyManagementService):
             mode = self.path.stat().st_mode
             raw = json.loads(self.path.read_text())
         except FileNotFoundError:
-            raise SecurityError(f"key store {self.path} does not exist", hint="pass --kms with an existing file") from None
+            raise SecurityError(
+                f"key store {self.path} does not exist", hint="pass --kms with an existing file"
+            ) from None
         except (OSError, ValueError) as error:
-            raise SecurityError(f"key store {self.path} is unreadable: {error}", hint="fix or recreate it") from error
+            raise SecurityError(
+                f"key store {self.path} is unreadable: {error}", hint="fix or recreate it"
+            ) from error
         if mode & (stat.S_IRWXG | stat.S_IRWXO):
             raise SecurityError(
                 f"key store {self.path} is readable by other users", hint=f"chmod 600 {self.path}"
             )
         entry = raw.get("keys", {}).get(name)
         if entry is None:
-            raise SecurityError(f"master key {name!r} is not in {self.path}", hint="ask the key owner for access")
+            raise SecurityError(
+                f"master key {name!r} is not in {self.path}", hint="ask the key owner for access"
+            )
         return [base64.b64decode(v) for v in entry["versions"]]
 
     def key_info(self, name: str) -> KeyInfo:
@@ -50,7 +56,8 @@ class LocalKeyStore(KeyManagementService):
         versions = self._versions(name)
         if not 0 <= version < len(versions):
             raise SecurityError(
-                f"master key {name!r} has no version {version}", hint="the key store lacks that rolled version"
+                f"master key {name!r} has no version {version}",
+                hint="the key store lacks that rolled version",
             )
         return unwrap_local_key(versions[version], encrypted_key)
 

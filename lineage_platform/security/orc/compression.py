@@ -24,7 +24,8 @@ def _snappy(chunk: bytes, limit: int) -> bytes:
 
 
 def _lz4(chunk: bytes, limit: int) -> bytes:
-    return bytes(cramjam.lz4.decompress_block(chunk, output_len=limit))
+    out = bytearray(limit)  # a raw LZ4 block does not record its size; a chunk holds at most one block size
+    return bytes(memoryview(out)[: cramjam.lz4.decompress_block_into(chunk, out)])
 
 
 def _zstd(chunk: bytes, limit: int) -> bytes:
@@ -54,7 +55,9 @@ def decompress(data: bytes, codec: int, block_size: int, what: str) -> bytes:
         pos += 3
         chunk = data[pos : pos + length]
         if len(chunk) != length:
-            raise SecurityError(f"{what}: truncated compression chunk", hint="the file is truncated or corrupted")
+            raise SecurityError(
+                f"{what}: truncated compression chunk", hint="the file is truncated or corrupted"
+            )
         pos += length
         if original:
             out += chunk

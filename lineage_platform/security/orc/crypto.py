@@ -47,5 +47,7 @@ def ctr_decrypt(key: bytes, iv: bytes, data: bytes, offset: int = 0) -> bytes:
 def unwrap_local_key(master: bytes, encrypted_key: bytes) -> bytes:
     """ORC's local key from its wrapped form: AES-CTR with the master key and IV = encrypted_key[0:16]."""
     if len(encrypted_key) < 16:
-        raise SecurityError("the wrapped local key is shorter than one AES block", hint="the file is corrupted")
+        raise SecurityError(
+            "the wrapped local key is shorter than one AES block", hint="the file is corrupted"
+        )
     return ctr_decrypt(master, encrypted_key[:16], encrypted_key)

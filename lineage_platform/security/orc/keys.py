@@ -32,29 +32,35 @@ def unlock(tail: OrcTail, kms: KeyManagementService, roots: set[int]) -> dict[in
     for variant in tail.variants:
         if variant.root not in roots or variant.root in unlocked:
             continue
-        column = tail.columns[variant.root].name
-        size = key_length(variant.algorithm, column)
         cache: dict[bytes, bytes] = {}
-
-        def clear(wrapped: bytes, variant: Variant = variant, column: str = column, size: int = size) -> bytes:
-            if wrapped not in cache:
-                if len(wrapped) != size:
-                    raise SecurityError(
-                        f"column {column}: the wrapped key has {len(wrapped)} bytes, expected {size}",
-                        hint="the file is corrupted",
-                    )
-                try:
-                    cache[wrapped] = kms.decrypt_local_key(variant.key_name, variant.key_version, wrapped)
-                except SecurityError as error:
-                    raise type(error)(
-                        f"column {column}: cannot unwrap its key {variant.key_name}@{variant.key_version}: "
-                        f"{error.message}",
-                        hint=error.hint,
-                    ) from error
-            return cache[wrapped]
-
-        footer_key = clear(variant.encrypted_key)
+        footer_key = _unwrap(tail, kms, variant, variant.encrypted_key, cache)
         stats = variant_file_statistics(tail, variant, footer_key)
-        stripe_keys = tuple(clear(stripe.encrypted_local_keys[variant.index]) for stripe in tail.stripes)
+        stripe_keys = tuple(
+            _unwrap(tail, kms, variant, stripe.encrypted_local_keys[variant.index], cache)
+            for stripe in tail.stripes
+        )
         unlocked[variant.root] = VariantKeys(variant, footer_key, stripe_keys, tuple(stats))
     return unlocked
+
+
+def _unwrap(
+    tail: OrcTail, kms: KeyManagementService, variant: Variant, wrapped: bytes, cache: dict[bytes, bytes]
+) -> bytes:
+    """One wrapped local key in clear, asking the KMS once per distinct wrapped key."""
+    if wrapped in cache:
+        return cache[wrapped]
+    column = tail.columns[variant.root].name
+    size = key_length(variant.algorithm, column)
+    if len(wrapped) != size:
+        raise SecurityError(
+            f"column {column}: the wrapped key has {len(wrapped)} bytes, expected {size}",
+            hint="the file is corrupted",
+        )
+    try:
+        cache[wrapped] = kms.decrypt_local_key(variant.key_name, variant.key_version, wrapped)
+    except SecurityError as error:
+        raise type(error)(
+            f"column {column}: cannot unwrap its key {variant.key_name}@{variant.key_version}: {error.message}",
+            hint=error.hint,
+        ) from error
+    return cache[wrapped]

@@ -65,7 +65,9 @@ def read_stripe_footer(tail: OrcTail, stripe: StripeInfo, raw_footer: bytes) -> 
         for variant_index, variant in enumerate(variants):
             for stream in variant.messages(1):
                 if (stream.int(1) in INDEX_KINDS) == index_area:
-                    located.append(StreamLocation(stream.int(2), stream.int(1), offset, stream.int(3), variant_index))
+                    located.append(
+                        StreamLocation(stream.int(2), stream.int(1), offset, stream.int(3), variant_index)
+                    )
                     offset += stream.int(3)
     if offset != stripe.index_length + stripe.data_length:
         raise SecurityError(
@@ -88,11 +90,19 @@ def plain_orc(tail: OrcTail, keys: dict[int, VariantKeys], stripes: Iterable[int
             handle.seek(stripe.offset)
             raw = handle.read(stripe.end - stripe.offset)
             if len(raw) != stripe.end - stripe.offset:
-                raise SecurityError(f"{tail.path}: stripe {stripe.index} is truncated", hint="the file is truncated")
+                raise SecurityError(
+                    f"{tail.path}: stripe {stripe.index} is truncated", hint="the file is truncated"
+                )
             body, index_length, footer = _plain_stripe(tail, stripe, raw, owner)
             stripe_infos.append(
                 Message().with_fields(
-                    [(1, len(out)), (2, index_length), (3, len(body) - index_length), (4, len(footer)), (5, stripe.rows)]
+                    [
+                        (1, len(out)),
+                        (2, index_length),
+                        (3, len(body) - index_length),
+                        (4, len(footer)),
+                        (5, stripe.rows),
+                    ]
                 )
             )
             out += body + footer
@@ -107,7 +117,13 @@ def _plain_stripe(
     layout = read_stripe_footer(tail, stripe, raw[data_end:])
     encodings = list(layout.encodings)
     for column, keys in owner.items():
-        encodings[column] = layout.variant_encodings[keys.variant.index][column - keys.variant.root]
+        variant_encodings = layout.variant_encodings.get(keys.variant.index, [])
+        if column - keys.variant.root >= len(variant_encodings) or column >= len(encodings):
+            raise SecurityError(
+                f"stripe {stripe.index}: no encoding for column {tail.columns[column].name}",
+                hint="the file is corrupted",
+            )
+        encodings[column] = variant_encodings[column - keys.variant.root]
     kept: list[tuple[StreamLocation, bytes]] = []
     for stream in layout.streams:
         keys = owner.get(stream.column)
@@ -117,8 +133,7 @@ def _plain_stripe(
         if keys is None and stream.variant is None:
             kept.append((stream, raw[stream.start : stream.start + stream.length]))
         elif keys is not None and stream.variant == keys.variant.index:
-            iv = stream_iv(stream.column, stream.kind, stripe.encrypt_stripe_id)
-            kept.append((stream, ctr_decrypt(keys.stripe_keys[stripe.index], iv, raw[stream.start : stream.start + stream.length])))
+            kept.append((stream, _decrypted(stream, stripe, keys, raw)))
     kept.sort(key=lambda item: item[0].kind not in INDEX_KINDS)  # stable: index area first
     index_length = sum(s.length for s, _ in kept if s.kind in INDEX_KINDS)
     footer = layout.footer.without(1, 2, 4).with_fields(
@@ -127,6 +142,12 @@ def _plain_stripe(
     )
     footer.fields.sort(key=lambda f: f[0])
     return b"".join(b for _, b in kept), index_length, store_original(encode(footer), tail.codec)
+
+
+def _decrypted(stream: StreamLocation, stripe: StripeInfo, keys: VariantKeys, raw: bytes) -> bytes:
+    """One variant stream of a stripe in clear (still compressed)."""
+    iv = stream_iv(stream.column, stream.kind, stripe.encrypt_stripe_id)
+    return ctr_decrypt(keys.stripe_keys[stripe.index], iv, raw[stream.start : stream.start + stream.length])
 
 
 def _plain_tail(tail: OrcTail, stripes: list[Message], content_end: int, rows: int) -> bytes:
@@ -141,6 +162,6 @@ def _plain_tail(tail: OrcTail, stripes: list[Message], content_end: int, rows: i
     )
     footer_bytes = store_original(encode(footer), tail.codec)
     postscript = tail.postscript.without(1, 5, 7, 8000)
-    postscript = Message([(1, 0, len(footer_bytes))] + postscript.fields + [(5, 0, 0), (8000, BYTES, b"ORC")])
+    postscript = Message([(1, 0, len(footer_bytes)), *postscript.fields, (5, 0, 0), (8000, BYTES, b"ORC")])
     postscript_bytes = encode(postscript)
     return footer_bytes + postscript_bytes + bytes([len(postscript_bytes)])

@@ -65,6 +65,15 @@ class Message:
         value = self.get(number)
         return default if value is None else int(value)  # type: ignore[arg-type]
 
+    def sint(self, number: int) -> int | None:
+        """A zigzag-encoded (sint32/sint64) field, or None when absent."""
+        value = self.get(number)
+        return zigzag(value) if isinstance(value, int) else None
+
+    def optional_text(self, number: int) -> str | None:
+        """A string field, or None when absent."""
+        return self.text(number) if self.get(number) is not None else None
+
     def bytes(self, number: int) -> bytes:
         """A bytes/string field (empty when absent)."""
         value = self.get(number)
@@ -128,7 +137,9 @@ def decode(data: bytes) -> Message:
         elif wire in (FIXED64, FIXED32):
             size = 8 if wire == FIXED64 else 4
         else:
-            raise SecurityError(f"unsupported protobuf wire type {wire}", hint="the ORC metadata is corrupted")
+            raise SecurityError(
+                f"unsupported protobuf wire type {wire}", hint="the ORC metadata is corrupted"
+            )
         if pos + size > end:
             raise SecurityError("truncated protobuf field", hint="the ORC file is truncated or corrupted")
         fields.append((number, wire, bytes(data[pos : pos + size])))

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import datetime
 import decimal
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from lineage_platform.errors import SecurityError
 from lineage_platform.security.orc.compression import decompress
 from lineage_platform.security.orc.crypto import FILE_STATISTICS, STRIPE_STATISTICS, ctr_decrypt, stream_iv
-from lineage_platform.security.orc.protowire import Message, decode, zigzag
+from lineage_platform.security.orc.protowire import Message, decode
 from lineage_platform.security.orc.tail import OrcTail, Variant
 
 
@@ -31,43 +32,50 @@ class ColumnStats:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form."""
-        return {"values": self.values, "has_null": self.has_null, "min": _plain(self.minimum), "max": _plain(self.maximum)}
+        return {
+            "values": self.values,
+            "has_null": self.has_null,
+            "min": _plain(self.minimum),
+            "max": _plain(self.maximum),
+        }
 
 
 def _plain(value: Any) -> Any:
     return value if value is None or isinstance(value, int | float | str) else str(value)
 
 
+def _optional(value: Any, convert: Callable[[Any], Any]) -> Any:
+    return None if value is None else convert(value)
+
+
+def _days(days: int) -> datetime.date:
+    return datetime.date(1970, 1, 1) + datetime.timedelta(days=days)
+
+
+def _millis(millis: int) -> datetime.datetime:
+    return datetime.datetime.fromtimestamp(millis / 1000, datetime.UTC)
+
+
 def parse_column_statistics(message: Message) -> ColumnStats:
-    """Decode one ``ColumnStatistics`` message."""
+    """Decode one ``ColumnStatistics`` message (min/max of ints, doubles, strings, decimals, dates, timestamps)."""
     values, has_null = message.int(1), bool(message.int(10))
     if (ints := message.message(2)) is not None:
-        low, high = ints.get(1), ints.get(2)
-        return ColumnStats(values, has_null, None if low is None else zigzag(low), None if high is None else zigzag(high))  # type: ignore[arg-type]
+        return ColumnStats(values, has_null, ints.sint(1), ints.sint(2))
     if (doubles := message.message(3)) is not None:
         return ColumnStats(values, has_null, doubles.double(1), doubles.double(2))
     if (strings := message.message(4)) is not None:
-        low, high = strings.get(1), strings.get(2)
-        return ColumnStats(values, has_null, None if low is None else strings.text(1), None if high is None else strings.text(2))
+        return ColumnStats(values, has_null, strings.optional_text(1), strings.optional_text(2))
     if (decimals := message.message(6)) is not None:
-        low, high = decimals.get(1), decimals.get(2)
+        low, high = decimals.optional_text(1), decimals.optional_text(2)
         return ColumnStats(
-            values, has_null,
-            None if low is None else decimal.Decimal(decimals.text(1)),
-            None if high is None else decimal.Decimal(decimals.text(2)),
-        )  # fmt: skip
+            values, has_null, _optional(low, decimal.Decimal), _optional(high, decimal.Decimal)
+        )
     if (dates := message.message(7)) is not None:
-        epoch = datetime.date(1970, 1, 1)
-        low, high = dates.get(1), dates.get(2)
-        return ColumnStats(
-            values, has_null,
-            None if low is None else epoch + datetime.timedelta(days=zigzag(low)),  # type: ignore[arg-type]
-            None if high is None else epoch + datetime.timedelta(days=zigzag(high)),  # type: ignore[arg-type]
-        )  # fmt: skip
+        return ColumnStats(values, has_null, _optional(dates.sint(1), _days), _optional(dates.sint(2), _days))
     if (stamps := message.message(9)) is not None:
-        low, high = stamps.get(3), stamps.get(4)
-        as_time = lambda ms: datetime.datetime.fromtimestamp(zigzag(ms) / 1000, datetime.UTC)  # noqa: E731
-        return ColumnStats(values, has_null, None if low is None else as_time(low), None if high is None else as_time(high))
+        return ColumnStats(
+            values, has_null, _optional(stamps.sint(3), _millis), _optional(stamps.sint(4), _millis)
+        )
     return ColumnStats(values, has_null)
 
 
@@ -88,7 +96,9 @@ def variant_file_statistics(tail: OrcTail, variant: Variant, footer_key: bytes) 
     iv = stream_iv(variant.root, FILE_STATISTICS, len(tail.stripes) + 1)
     plain = ctr_decrypt(footer_key, iv, variant.file_statistics)
     try:
-        stats = decode(decompress(plain, tail.codec, tail.block_size, f"column {column} statistics")).messages(1)
+        stats = decode(
+            decompress(plain, tail.codec, tail.block_size, f"column {column} statistics")
+        ).messages(1)
         parsed = [parse_column_statistics(m) for m in stats]
     except (SecurityError, ValueError, UnicodeDecodeError) as error:
         raise SecurityError(
@@ -103,7 +113,9 @@ def variant_file_statistics(tail: OrcTail, variant: Variant, footer_key: bytes) 
     return parsed
 
 
-def variant_stripe_statistics(tail: OrcTail, variant: Variant, footer_key: bytes) -> dict[int, list[ColumnStats]]:
+def variant_stripe_statistics(
+    tail: OrcTail, variant: Variant, footer_key: bytes
+) -> dict[int, list[ColumnStats]]:
     """Clear stripe statistics of the variant's columns: column id -> one entry per stripe."""
     offset = tail.stripe_statistics_offset + sum(
         length for other in tail.variants[: variant.index] for _, length in other.stripe_statistics
@@ -116,6 +128,8 @@ def variant_stripe_statistics(tail: OrcTail, variant: Variant, footer_key: bytes
             offset += length
             plain = ctr_decrypt(footer_key, stream_iv(column, STRIPE_STATISTICS, len(tail.stripes) + 1), raw)
             name = tail.columns[column].name
-            message = decode(decompress(plain, tail.codec, tail.block_size, f"column {name} stripe statistics"))
+            message = decode(
+                decompress(plain, tail.codec, tail.block_size, f"column {name} stripe statistics")
+            )
             out[column] = [parse_column_statistics(m) for m in message.messages(1)]
     return out

@@ -8,15 +8,34 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from lineage_platform.errors import SecurityError
 from lineage_platform.security.orc.compression import CODEC_NAMES, decompress
 from lineage_platform.security.orc.protowire import Message, decode
 
-TYPE_KINDS = (
-    "boolean tinyint smallint int bigint float double string binary timestamp array map struct uniontype "
-    "decimal date varchar char timestamp_instant geometry"
-).split()
+TYPE_KINDS = [
+    "boolean",
+    "tinyint",
+    "smallint",
+    "int",
+    "bigint",
+    "float",
+    "double",
+    "string",
+    "binary",
+    "timestamp",
+    "array",
+    "map",
+    "struct",
+    "uniontype",
+    "decimal",
+    "date",
+    "varchar",
+    "char",
+    "timestamp_instant",
+    "geometry",
+]
 COMPOUND = {"array", "map", "struct", "uniontype"}
 
 
@@ -40,7 +59,9 @@ class Column:
         if self.kind in ("varchar", "char"):
             return f"{self.kind}({self.length})"
         if self.kind == "struct":
-            inner = ",".join(f"{columns[c].name.rpartition('.')[2]}:{columns[c].type_text(columns)}" for c in self.children)
+            inner = ",".join(
+                f"{columns[c].name.rpartition('.')[2]}:{columns[c].type_text(columns)}" for c in self.children
+            )
             return f"struct<{inner}>"
         if self.kind in COMPOUND:
             return f"{self.kind}<{','.join(columns[c].type_text(columns) for c in self.children)}>"
@@ -148,14 +169,18 @@ def read_tail(path: str | Path) -> OrcTail:
         try:
             return _parse(path, length, handle, tail)
         except SecurityError as error:
-            raise SecurityError(f"{path}: {error.message}", hint=error.hint or "the file is truncated or corrupted") from error
+            raise SecurityError(
+                f"{path}: {error.message}", hint=error.hint or "the file is truncated or corrupted"
+            ) from error
 
 
-def _parse(path: Path, length: int, handle, tail: bytes) -> OrcTail:  # type: ignore[no-untyped-def]
+def _parse(path: Path, length: int, handle: BinaryIO, tail: bytes) -> OrcTail:
     ps_len = tail[-1]
     postscript = decode(tail[-1 - ps_len : -1])
     if postscript.bytes(8000) != b"ORC":
-        raise SecurityError("not an ORC file (no ORC magic in the PostScript)", hint="the file is truncated or not ORC")
+        raise SecurityError(
+            "not an ORC file (no ORC magic in the PostScript)", hint="the file is truncated or not ORC"
+        )
     codec, block_size = postscript.int(2), postscript.int(3, 256 * 1024)
     footer_len, metadata_len = postscript.int(1), postscript.int(5)
     stats_len = postscript.int(7)
@@ -201,11 +226,17 @@ def _columns(types: list[Message]) -> list[Column]:
         children = tuple(message.packed(2))
         field_names = [v.decode() for v in message.all(3) if isinstance(v, bytes)]
         prefix = names.get(column_id, f"_col{column_id}")
-        labels = field_names if kind == "struct" else {"array": ["_elem"], "map": ["_key", "_value"]}.get(kind, [])
+        labels = (
+            field_names if kind == "struct" else {"array": ["_elem"], "map": ["_key", "_value"]}.get(kind, [])
+        )
         for position, child in enumerate(children):
             label = labels[position] if position < len(labels) else f"_{position}"
             names[child] = f"{prefix}.{label}" if prefix else label
-        out.append(Column(column_id, prefix, kind, children, column_id, message.int(5), message.int(6), message.int(4)))
+        out.append(
+            Column(
+                column_id, prefix, kind, children, column_id, message.int(5), message.int(6), message.int(4)
+            )
+        )
     return [_with_last_id(column, out) for column in out]
 
 
@@ -213,7 +244,16 @@ def _with_last_id(column: Column, columns: list[Column]) -> Column:
     last = column.id
     while columns[last].children:
         last = columns[last].children[-1]
-    return Column(column.id, column.name, column.kind, column.children, last, column.precision, column.scale, column.length)
+    return Column(
+        column.id,
+        column.name,
+        column.kind,
+        column.children,
+        last,
+        column.precision,
+        column.scale,
+        column.length,
+    )
 
 
 def _stripes(messages: list[Message], variants: int, file_length: int) -> list[StripeInfo]:
@@ -224,12 +264,24 @@ def _stripes(messages: list[Message], variants: int, file_length: int) -> list[S
         local = tuple(v for v in message.all(7) if isinstance(v, bytes))
         keys = local or keys
         if variants and len(keys) != variants:
-            raise SecurityError(f"stripe {index} lists {len(keys)} local keys for {variants} encryption variants")
+            raise SecurityError(
+                f"stripe {index} lists {len(keys)} local keys for {variants} encryption variants"
+            )
         info = StripeInfo(
-            index, message.int(1), message.int(2), message.int(3), message.int(4), message.int(5), first_row, stripe_id, keys
+            index,
+            message.int(1),
+            message.int(2),
+            message.int(3),
+            message.int(4),
+            message.int(5),
+            first_row,
+            stripe_id,
+            keys,
         )
         if info.end > file_length:
-            raise SecurityError(f"stripe {index} ends beyond the end of the file", hint="the file is truncated")
+            raise SecurityError(
+                f"stripe {index} ends beyond the end of the file", hint="the file is truncated"
+            )
         first_row += info.rows
         out.append(info)
     return out
@@ -245,7 +297,20 @@ def _encryption(encryption: Message, columns: list[Column]) -> tuple[list[Varian
         name, version, algorithm = keys[key_index]
         streams = tuple((s.int(2), s.int(3)) for s in message.messages(4))
         variants.append(
-            Variant(index, root, columns[root].last_id, name, version, algorithm, message.bytes(3), streams, message.bytes(5))
+            Variant(
+                index,
+                root,
+                columns[root].last_id,
+                name,
+                version,
+                algorithm,
+                message.bytes(3),
+                streams,
+                message.bytes(5),
+            )
         )
-    masks = [Mask(m.text(1), tuple(p.decode() for p in m.all(2) if isinstance(p, bytes)), tuple(m.packed(3))) for m in encryption.messages(1)]
+    masks = [
+        Mask(m.text(1), tuple(p.decode() for p in m.all(2) if isinstance(p, bytes)), tuple(m.packed(3)))
+        for m in encryption.messages(1)
+    ]
     return variants, masks

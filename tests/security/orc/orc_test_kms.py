@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, unquote, urlparse
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 
-class TestKms:
+class LocalHadoopKms:
     """Master keys by name (each a list of versions) behind a background HTTP server."""
 
     def __init__(self, keys: dict[str, list[bytes]]) -> None:
@@ -36,7 +36,7 @@ class TestKms:
         """What ``hadoop.security.key.provider.path`` needs."""
         return f"kms://http@127.0.0.1:{self.port}/kms"
 
-    def start(self) -> TestKms:
+    def start(self) -> LocalHadoopKms:
         """Serve in a daemon thread."""
         self._thread.start()
         return self
@@ -59,7 +59,7 @@ def _b64decode(text: str) -> bytes:
     return base64.urlsafe_b64decode(text.replace("+", "-").replace("/", "_") + "=" * (-len(text) % 4))
 
 
-def _handler_for(kms: TestKms) -> type[BaseHTTPRequestHandler]:
+def _handler_for(kms: LocalHadoopKms) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:  # keep test output quiet
             pass
@@ -72,10 +72,10 @@ def _handler_for(kms: TestKms) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def do_OPTIONS(self) -> None:  # noqa: N802 - Hadoop's pseudo authentication probe
+        def do_OPTIONS(self) -> None:
             self._reply(200, {})
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             path = urlparse(self.path).path
             kms.requests.append(f"GET {path}")
             parts = [unquote(p) for p in path.split("/") if p]
@@ -92,7 +92,7 @@ def _handler_for(kms: TestKms) -> type[BaseHTTPRequestHandler]:
                     return
             self._reply(404, {"RemoteException": {"message": f"no such key or call: {path}"}})
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             url = urlparse(self.path)
             kms.requests.append(f"POST {url.path}")
             parts = [unquote(p) for p in url.path.split("/") if p]

@@ -1,0 +1,180 @@
+"""Fast checks of the building blocks: protobuf wire codec, AES-CTR with ORC's IVs, chunked compression,
+the KMS clients (REST against a local Hadoop-KMS-speaking server), permissions and encryption planning."""
+
+from __future__ import annotations
+
+import os
+import socket
+import zlib
+from pathlib import Path
+
+import cramjam
+import pytest
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from orc_test_kms import LocalHadoopKms
+
+from lineage_platform.errors import SecurityError
+from lineage_platform.security.kms import HadoopKms, LocalKeyStore, kms_from_url
+from lineage_platform.security.kms.hadoop import KmsUnavailableError, base_url
+from lineage_platform.security.orc.authorise import permitted_columns, table_of
+from lineage_platform.security.orc.compression import decompress, store_original
+from lineage_platform.security.orc.crypto import ctr_decrypt, key_length, stream_iv, unwrap_local_key
+from lineage_platform.security.orc.encrypt_table import EncryptionRule, plan_encryption
+from lineage_platform.security.orc.protowire import Message, decode, encode, zigzag
+from lineage_platform.security.policy import Grant, PolicyStore
+
+
+def test_protobuf_round_trip_keeps_unknown_fields_and_reads_packed_varints() -> None:
+    inner = encode(Message().with_fields([(1, 300), (3, b"abc")]))
+    outer = Message().with_fields([(2, inner), (4, encode(Message().with_fields([(1, 1)]))), (99, 7)])
+    outer.fields.append((5, 2, bytes([1, 0x96, 0x01, 3])))  # packed varints 1, 150, 3
+    parsed = decode(encode(outer))
+    assert parsed.fields == outer.fields
+    assert parsed.message(2).int(1) == 300 and parsed.message(2).text(3) == "abc"
+    assert parsed.packed(5) == [1, 150, 3] and parsed.int(99) == 7
+    assert [zigzag(v) for v in (0, 1, 2, 3)] == [0, -1, 1, -2]
+    with pytest.raises(SecurityError, match="truncated"):
+        decode(encode(outer)[:-3])
+
+
+def test_stream_iv_layout_is_column_kind_stripe_then_counter() -> None:
+    iv = stream_iv(0x010203, 6, 0x0A0B0C)
+    assert iv == bytes([1, 2, 3, 0, 6, 10, 11, 12]) + bytes(8)
+    with pytest.raises(SecurityError):
+        stream_iv(1 << 24, 1, 1)
+
+
+@pytest.mark.parametrize("offset", [0, 5, 16, 37, 4095])
+def test_decrypting_from_an_offset_equals_slicing_the_whole_stream(offset: int) -> None:
+    key, iv = os.urandom(32), stream_iv(7, 1, 3)
+    plain = os.urandom(5000)
+    encryptor = Cipher(algorithms.AES(key), modes.CTR(iv)).encryptor()
+    cipher = encryptor.update(plain) + encryptor.finalize()
+    assert ctr_decrypt(key, iv, cipher[offset:], offset) == plain[offset:]
+
+
+def test_counter_carries_across_the_low_64_bits() -> None:
+    key = os.urandom(16)
+    iv = bytes(8) + b"\xff" * 8  # the next block carries into the stripe-id bytes
+    whole = ctr_decrypt(key, iv, bytes(64))
+    assert ctr_decrypt(key, iv, bytes(32), 32) == whole[32:]
+
+
+@pytest.mark.parametrize("size", [16, 32])
+def test_unwrap_is_aes_ctr_with_the_wrapped_keys_first_block_as_iv(size: int) -> None:
+    master, wrapped = os.urandom(size), os.urandom(size)
+    expected = Cipher(algorithms.AES(master), modes.CTR(wrapped[:16])).decryptor().update(wrapped)
+    assert unwrap_local_key(master, wrapped) == expected
+
+
+def test_unknown_algorithm_names_the_column() -> None:
+    assert key_length(1, "ssn") == 16 and key_length(2, "ssn") == 32
+    with pytest.raises(SecurityError, match="column ssn: unknown encryption algorithm 3"):
+        key_length(3, "ssn")
+
+
+def _chunk(payload: bytes, original: bool) -> bytes:
+    header = len(payload) << 1 | original
+    return bytes((header & 0xFF, header >> 8 & 0xFF, header >> 16)) + payload
+
+
+def test_chunked_streams_decompress_for_every_codec() -> None:
+    plain = b"orc " * 5000
+    deflater = zlib.compressobj(wbits=-15)
+    chunks = {
+        1: _chunk(deflater.compress(plain) + deflater.flush(), False),
+        2: _chunk(bytes(cramjam.snappy.compress_raw(plain)), False),
+        4: _chunk(bytes(cramjam.lz4.compress_block(plain, store_size=False)), False),
+        5: _chunk(bytes(cramjam.zstd.compress(plain)), False),
+    }
+    for codec, chunk in chunks.items():
+        assert (
+            decompress(chunk + store_original(b"tail", codec), codec, 256 * 1024, "test") == plain + b"tail"
+        )
+    with pytest.raises(SecurityError, match="test: truncated compression chunk"):
+        decompress(chunks[5][:-4], 5, 256 * 1024, "test")
+    with pytest.raises(SecurityError, match="cannot decompress"):
+        decompress(_chunk(os.urandom(64), False), 5, 256 * 1024, "test")
+    with pytest.raises(SecurityError, match="lzo is not supported"):
+        decompress(chunks[1], 3, 256 * 1024, "test")
+
+
+def test_local_key_store_unwraps_and_refuses_unsafe_files(tmp_path: Path) -> None:
+    master = [os.urandom(16), os.urandom(16)]
+    store = LocalKeyStore(LocalKeyStore.write(tmp_path / "keys.json", {"pii": master}))
+    wrapped = os.urandom(16)
+    assert store.key_info("pii").versions == 2 and store.key_info("pii").bits == 128
+    assert store.decrypt_local_key("pii", 0, wrapped) == unwrap_local_key(master[0], wrapped)
+    assert store.decrypt_local_key("pii", 1, wrapped) != store.decrypt_local_key("pii", 0, wrapped)
+    with pytest.raises(SecurityError, match="no version 2"):
+        store.decrypt_local_key("pii", 2, wrapped)
+    with pytest.raises(SecurityError, match="'secret' is not in"):
+        store.decrypt_local_key("secret", 0, wrapped)
+    os.chmod(store.path, 0o644)
+    with pytest.raises(SecurityError, match="readable by other users"):
+        store.key_info("pii")
+
+
+def test_hadoop_kms_client_unwraps_through_the_rest_api() -> None:
+    keys = {"pii": [os.urandom(16), os.urandom(16)], "secret": [os.urandom(32)]}
+    kms = LocalHadoopKms(keys).start()
+    try:
+        client = kms_from_url(kms.hadoop_uri, user="ann")
+        assert isinstance(client, HadoopKms) and client.url == f"http://127.0.0.1:{kms.port}/kms"
+        assert client.key_info("secret").bits == 256 and client.key_info("pii").versions == 2
+        wrapped = os.urandom(32)
+        assert client.decrypt_local_key("secret", 0, wrapped) == unwrap_local_key(keys["secret"][0], wrapped)
+        assert "POST /kms/v1/keyversion/secret%400/_eek" in kms.requests
+        with pytest.raises(SecurityError, match="refused"):
+            client.decrypt_local_key("nope", 0, wrapped)
+    finally:
+        kms.stop()
+
+
+def test_a_kms_that_is_down_is_a_transient_error() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    client = HadoopKms(f"kms://http@127.0.0.1:{port}/kms", timeout=2)
+    with pytest.raises(KmsUnavailableError, match="unreachable") as caught:
+        client.key_info("pii")
+    assert caught.value.transient
+    assert base_url("kms://https@kms1;kms2:9600/kms") == "https://kms1:9600/kms"
+    with pytest.raises(SecurityError):
+        kms_from_url("s3://bucket/keys")
+
+
+def test_permitted_columns_need_a_grant_for_every_row() -> None:
+    store = PolicyStore(
+        grants=[
+            Grant("role:analyst", "hr", "people", frozenset({"id", "ssn"})),
+            Grant("user:ann", "hr", "people", frozenset({"salary"}), rows=(object(),)),  # type: ignore[arg-type]
+            Grant("user:ann", "hr", "other"),
+        ],
+        roles={"analyst": {"ann"}},
+    )
+    columns = ["id", "ssn", "salary", "email"]
+    assert permitted_columns(store, "ann", "hr.people", columns) == {"id", "ssn"}
+    assert permitted_columns(store, "bob", "hr.people", columns) == set()
+    with pytest.raises(SecurityError, match="needs its database"):
+        permitted_columns(store, "ann", "people", columns)
+    assert table_of("/warehouse/hr.db/people/part=1/f.orc") == "hr.people"
+
+
+def test_encryption_plan_follows_labels_and_avoids_masks_that_crash_orc() -> None:
+    labels = {"hr.people.ssn": ["PII"], "hr.people.notes": ["SENSITIVITY=high"], "hr.people.tags": ["PII"]}
+    rules = [EncryptionRule.parse("PII:pii:redact"), EncryptionRule.parse("SENSITIVITY=high:secret")]
+    plan = plan_encryption(
+        "hr.people",
+        [("id", "bigint"), ("ssn", "string"), ("notes", "string"), ("tags", "array<string>")],
+        labels,
+        rules,
+    )
+    assert plan.orc_options() == {
+        "orc.encrypt": "pii:ssn,tags;secret:notes",
+        "orc.mask": "nullify:ssn,notes,tags",
+    }
+    assert len(plan.notes) == 2 and "ssn: redact on string" in plan.notes[0]
+    assert plan_encryption("hr.people", [("id", "bigint")], labels).orc_options() == {}
+    with pytest.raises(SecurityError, match="LABEL:KEY"):
+        EncryptionRule.parse("PII")
