@@ -28,6 +28,7 @@ from lineage_platform.netflow.records import TIME_COLUMN
 
 Box = dict[str, tuple[int, int]]  # attribute (or the time column) -> closed interval
 GREMLIN_BOXES_PER_TRAVERSAL = 64
+PARTITIONS_PER_TRAVERSAL = 50
 
 
 class CatalogError(LineageError):
@@ -99,37 +100,51 @@ def load_layout(g: GraphTraversalSource, dataset: str) -> PartitionLayout:
 
 
 def add_partitions(g: GraphTraversalSource, dataset: str, root: Path, files: Iterable[PartitionFile]) -> int:
-    """Upsert one partition vertex per file and link it to the dataset; returns how many were written."""
-    count = 0
-    for item in files:
-        name = f"{dataset}/{item.path.relative_to(root).as_posix()}"
-        properties = {
-            "name": item.path.name,
-            "guid": guid("partition", name),
-            "typeName": "netflow_partition",
-            "path": str(item.path),
-            "recordCount": long(item.records),
-            "byteSize": long(item.bytes),
-            "timeStart": long(item.time_min),
-            "timeEnd": long(item.time_max),
-            "bucketStart": long(item.bucket_ms),
-            "createTime": long(int(time.time() * 1000)),
-        }
-        for attribute, (low, high) in item.bounds.items():
-            low_key, high_key = bound_keys(attribute)
-            properties[low_key], properties[high_key] = long(low), long(high)
-        (
-            g.merge_v({T.label: "partition", "qualifiedName": name})
-            .option(Merge.on_create, properties)
-            .option(Merge.on_match, properties)
-            .as_("p")
-            .V()
-            .has("table", "qualifiedName", dataset)
-            .coalesce(__.out_e("hasPartition").where(__.in_v().as_("p")), __.add_e("hasPartition").to("p"))
-            .iterate()
-        )
-        count += 1
-    return count
+    """Upsert one partition vertex per file and link it to the dataset; returns how many were written.
+
+    Up to :data:`PARTITIONS_PER_TRAVERSAL` upserts travel in one traversal (one round trip to a remote server).
+    """
+    items = list(files)
+    for start in range(0, len(items), PARTITIONS_PER_TRAVERSAL):
+        traversal: GraphTraversal | None = None
+        for number, item in enumerate(items[start : start + PARTITIONS_PER_TRAVERSAL]):
+            name = f"{dataset}/{item.path.relative_to(root).as_posix()}"
+            properties = _partition_properties(name, item)
+            label = f"p{number}"
+            step = traversal.merge_v if traversal is not None else g.merge_v
+            traversal = (
+                step({T.label: "partition", "qualifiedName": name})
+                .option(Merge.on_create, properties)
+                .option(Merge.on_match, properties)
+                .as_(label)
+                .V()
+                .has("table", "qualifiedName", dataset)
+                .coalesce(
+                    __.out_e("hasPartition").where(__.in_v().as_(label)), __.add_e("hasPartition").to(label)
+                )
+            )
+        if traversal is not None:
+            traversal.iterate()
+    return len(items)
+
+
+def _partition_properties(name: str, item: PartitionFile) -> dict[str, object]:
+    properties: dict[str, object] = {
+        "name": item.path.name,
+        "guid": guid("partition", name),
+        "typeName": "netflow_partition",
+        "path": str(item.path),
+        "recordCount": long(item.records),
+        "byteSize": long(item.bytes),
+        "timeStart": long(item.time_min),
+        "timeEnd": long(item.time_max),
+        "bucketStart": long(item.bucket_ms),
+        "createTime": long(int(time.time() * 1000)),
+    }
+    for attribute, (low, high) in item.bounds.items():
+        low_key, high_key = bound_keys(attribute)
+        properties[low_key], properties[high_key] = long(low), long(high)
+    return properties
 
 
 def candidate_partitions(

@@ -107,7 +107,10 @@ def engine_sql(sql: str, relation: str = RELATION) -> tuple[exp.Select, str]:
     rewritten = select.copy().transform(_engine_literals)
     table = rewritten.find(exp.Table)
     source = sqlglot.parse_one(f"SELECT * FROM {relation}", read="duckdb").args["from_"].this
-    source.set("alias", exp.TableAlias(this=exp.to_identifier(table.alias_or_name)))
+    if not (isinstance(source, exp.Table) and source.name == table.alias_or_name):
+        source.set(
+            "alias", exp.TableAlias(this=exp.to_identifier(table.alias_or_name))
+        )  # `flows.col` still resolves
     table.replace(source)
     return select, rewritten.sql(dialect="duckdb")
 

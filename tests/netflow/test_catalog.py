@@ -10,7 +10,14 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource
 
 from lineage_platform.errors import IngestError
 from lineage_platform.netflow.blocks import sidecar
-from lineage_platform.netflow.catalog import all_partitions, bound_keys, format_partitions, load_layout
+from lineage_platform.netflow.catalog import (
+    PARTITIONS_PER_TRAVERSAL,
+    add_partitions,
+    all_partitions,
+    bound_keys,
+    format_partitions,
+    load_layout,
+)
 from lineage_platform.netflow.generate import FlowProfile, generate
 from lineage_platform.netflow.maintenance import (
     LayoutRequest,
@@ -95,3 +102,13 @@ def test_errors_say_what_to_do(g: GraphTraversalSource, tmp_path: Path) -> None:
         repartition(g, "no.such", LayoutRequest())
     with pytest.raises(IngestError, match="not a time"):
         parse_time("last week")
+
+
+def test_catalogue_writes_are_batched_and_idempotent(g: GraphTraversalSource, tmp_path: Path) -> None:
+    summary = ingest(g, DATASET, tmp_path, flows(8_000), request=LayoutRequest(ranges=8))
+    assert len(summary.files) > 2 * PARTITIONS_PER_TRAVERSAL
+    edges = g.V().has("table", "qualifiedName", DATASET).out_e("hasPartition").count().next()
+    assert edges == len(summary.files) == len(all_partitions(g, DATASET))
+    add_partitions(g, DATASET, tmp_path, summary.files)
+    assert g.V().has("table", "qualifiedName", DATASET).out_e("hasPartition").count().next() == edges
+    assert g.V().has_label("partition").count().next() == edges
