@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,8 +13,9 @@ import yaml
 
 from graph_schema import load_schema
 from graph_schema.janusgraph import SCRIPT_FILE, janusgraph_script
-from lineage_platform.cli_reference import find_command, walk
+from lineage_platform.cli_reference import check_command_line, command_lines, walk
 from lineage_platform.config import ENV_PREFIX, Settings
+from lineage_platform.errors import LineageError
 from tests.conftest import REPO
 
 DEPLOY = REPO / "deploy"
@@ -242,12 +242,8 @@ def test_janusgraph_properties_use_known_keys(properties: Path) -> None:
         if line.strip() and not line.lstrip().startswith("#")
     ]
     assert "storage.backend" in keys and "gremlin.graph" in keys
-    unknown = [key for key in keys if _janusgraph_key_pattern(key) not in JANUSGRAPH_KEYS]
-    if unknown:
-        pytest.xfail(
-            f"not JanusGraph 1.1 keys: {unknown} (1.x renamed query.batch to query.batch.enabled; "
-            "elasticsearch.client-only is gone since the REST client) — graph_schema/janusgraph/ must be fixed"
-        )
+    unknown = sorted({key for key in keys if _janusgraph_key_pattern(key) not in JANUSGRAPH_KEYS})
+    assert not unknown, f"not JanusGraph 1.1 configuration keys: {unknown}"
 
 
 def test_unknown_janusgraph_key_is_caught() -> None:
@@ -276,38 +272,27 @@ def _deploy_command_lines() -> Iterator[tuple[str, list[str]]]:
         if command and command[0] == "lineage":
             yield f"{path.name}:{container['name']}", command
     for path in [*DEPLOY.rglob("*.md"), *COMPOSE_FILES, *K8S_FILES, DEPLOY / "Dockerfile"]:
-        for line in path.read_text().splitlines():
-            for text in _command_texts(line):
-                yield f"{path.relative_to(REPO)}: {line.strip()}", shlex.split(text)
-
-
-def _command_texts(line: str) -> list[str]:
-    """`lineage ...` in backticks, and shell lines (also commented ones) that start with `lineage `."""
-    texts = re.findall(r"`(lineage [^`]+)`", line)
-    shell = line.strip().lstrip("#").strip()
-    if shell.startswith("lineage ") and "`" not in shell:
-        texts.append(re.split(r"\s(?:#|&&|\||;)\s|\s\\$", shell)[0])
-    return texts
-
-
-def _options_of(command: click.Command) -> set[str]:
-    return {opt for param in command.params for opt in (*param.opts, *param.secondary_opts)}
+        for words in command_lines(path.read_text()):
+            yield str(path.relative_to(REPO)), words
 
 
 def test_every_lineage_command_in_deploy_files_exists_with_its_options() -> None:
     lines = list(_deploy_command_lines())
     assert len(lines) >= 8
     for where, words in lines:
-        entry, rest = find_command(words)
-        assert not isinstance(entry.command, click.Group), f"{where}: {' '.join(words)} names a group only"
-        options = _options_of(entry.command)
-        used = [word.split("=")[0] for word in rest if word.startswith("--")]
-        assert set(used) <= options, f"{where}: unknown options {set(used) - options}"
+        try:
+            check_command_line(words)
+        except LineageError as exc:
+            pytest.fail(f"{where}: {' '.join(words)}: {exc}")
 
 
-def test_command_check_rejects_a_missing_command() -> None:
-    with pytest.raises(Exception, match="has no command 'serv'"):
-        find_command(["lineage", "graph", "serv"])
+def test_command_check_rejects_missing_commands_and_options() -> None:
+    with pytest.raises(LineageError, match="has no command 'serv'"):
+        check_command_line(["lineage", "graph", "serv"])
+    with pytest.raises(LineageError, match="has no option --stor"):
+        check_command_line(["lineage", "graph", "serve", "--stor", "x"])
+    with pytest.raises(LineageError, match="is a group"):
+        check_command_line(["lineage", "graph"])
 
 
 def _known_env_vars() -> set[str]:
@@ -335,3 +320,22 @@ def test_every_lineage_env_var_in_deploy_files_is_read_by_the_platform() -> None
     }
     assert {"LINEAGE_GRAPH_URL", "LINEAGE_KAFKA_BOOTSTRAP", "LINEAGE_SPARK_MASTER"} <= used
     assert used <= known, f"not read by any setting or option: {sorted(used - known)}"
+
+
+def test_k8s_selectors_match_their_pods_and_services_find_them() -> None:
+    pod_labels = []
+    services = []
+    for path in K8S_FILES:
+        for doc in _yaml_documents(path):
+            spec = doc.get("spec", {})
+            if doc["kind"] in ("Deployment", "StatefulSet"):
+                labels = spec["template"]["metadata"]["labels"]
+                assert spec["selector"]["matchLabels"].items() <= labels.items(), f"{path.name}: selector"
+                pod_labels.append(labels)
+            elif doc["kind"] == "Service" and "selector" in spec:
+                services.append((path.name, spec["selector"]))
+    assert services
+    for name, selector in services:
+        assert any(selector.items() <= labels.items() for labels in pod_labels), (
+            f"{name}: service selects no pod"
+        )
