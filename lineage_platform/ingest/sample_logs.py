@@ -444,9 +444,7 @@ def generate_sample(
         directory.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
     warehouse = build_warehouse(tables, seed)
-    (out / "catalog.json").write_text(
-        json.dumps(warehouse.catalog(), indent=1, sort_keys=True), encoding="utf-8"
-    )
+    (out / "catalog.json").write_text(json.dumps(warehouse.catalog(), indent=1), encoding="utf-8")
     scheduler = _Scheduler(warehouse, rng)
     summary = SampleSummary(out, len(warehouse.tables), len(warehouse.jobs), 0, 0, 0, 0)
     while summary.records < statements:

@@ -111,9 +111,13 @@ class Warehouse:
             self.tables[table.qualified_name] = table
 
     def catalog(self) -> dict[str, dict[str, dict[str, str]]]:
-        """The schemas in sqlglot's nested form ``{db: {table: {column: type}}}``."""
+        """The schemas in sqlglot's nested form ``{db: {table: {column: type}}}``.
+
+        Databases and tables come sorted; columns keep their table order, which positional
+        ``INSERT ... SELECT`` lineage depends on.
+        """
         nested: dict[str, dict[str, dict[str, str]]] = {}
-        for table in self.tables.values():
+        for table in sorted(self.tables.values(), key=lambda t: (t.db, t.name)):
             nested.setdefault(table.db, {})[table.name] = dict(table.columns)
         return nested
 

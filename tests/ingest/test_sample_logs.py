@@ -60,6 +60,14 @@ def test_catalog_is_layered_and_carries_business_hints(sample: SampleSummary) ->
         assert all({"app", "dt"} <= set(columns) for columns in catalog[database].values())
 
 
+def test_catalog_keeps_each_tables_column_order(sample: SampleSummary) -> None:
+    """Positional INSERT ... SELECT lineage is only right if the catalog lists columns in table order."""
+    catalog = json.loads((sample.out_dir / "catalog.json").read_text())
+    tails = [list(columns)[-2:] for db in ("ods", "dwd", "dws") for columns in catalog[db].values()]
+    assert tails and all(tail == ["app", "dt"] for tail in tails)
+    assert any(list(columns) != sorted(columns) for columns in catalog["ods"].values())
+
+
 def test_query_log_holds_the_promised_constructs(sample: SampleSummary) -> None:
     text = "\n".join(record["sql"] for record in _records(sample))
     for pattern in (
