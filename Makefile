@@ -44,6 +44,7 @@ bench: setup
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
 
 include benchmarks/sql_peers/peers.mk
+include docs/docs.mk
 
 clean:
 	rm -rf $(VENV) .venv-peers .pytest_cache build *.egg-info

@@ -6,6 +6,8 @@ python -m lineage_platform.cli_reference                 # print it
 
 from __future__ import annotations
 
+import re
+import shlex
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -83,6 +85,39 @@ def find_command(words: list[str]) -> tuple[CommandEntry, list[str]]:
         path = (*path, rest[0])
         rest = rest[1:]
     return entries[path], rest
+
+
+def check_command_line(words: list[str]) -> CommandEntry:
+    """The command a ``lineage ...`` command line runs; LineageError when it or one of its options does not exist."""
+    entry, rest = find_command(words)
+    if isinstance(entry.command, click.Group):
+        raise LineageError(f"'{entry.title}' is a group, not a command", hint=f"Run '{entry.title} --help'.")
+    known = {opt for param in entry.command.params for opt in (*param.opts, *param.secondary_opts)}
+    unknown = sorted({word.split("=")[0] for word in rest if word.startswith("--")} - known)
+    if unknown:
+        raise LineageError(
+            f"'{entry.title}' has no option {', '.join(unknown)}", hint=f"Run '{entry.title} --help'."
+        )
+    return entry
+
+
+def command_lines(text: str) -> Iterator[list[str]]:
+    """The ``lineage ...`` command lines written in documentation text, as words.
+
+    Found in `backtick spans` and on lines (commented or not) that start with ``lineage``; a shell comment,
+    pipe, ``&&`` or line continuation ends a command. Fenced ```text blocks hold program output and are skipped.
+    """
+    in_output = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            in_output = line.strip() == "```text" and not in_output
+            continue
+        if in_output:
+            continue
+        yield from (shlex.split(span) for span in re.findall(r"`(lineage [^`]+)`", line))
+        shell = line.strip().lstrip("#").strip()
+        if shell.startswith("lineage ") and "`" not in shell:
+            yield shlex.split(re.split(r"\s(?:#|&&|\||;)\s|\s\\$", shell)[0])
 
 
 def render() -> str:

@@ -24,7 +24,6 @@ class Settings:
     graph_password: str | None = field(default_factory=lambda: os.environ.get(f"{ENV_PREFIX}GRAPH_PASSWORD"))
     kafka_bootstrap: str = field(default_factory=lambda: _env("KAFKA_BOOTSTRAP", "127.0.0.1:9092"))
     spark_master: str = field(default_factory=lambda: _env("SPARK_MASTER", "local[*]"))
-    key_provider: str = field(default_factory=lambda: _env("KEY_PROVIDER", f"local:{DEFAULT_HOME / 'keys.json'}"))
     work_dir: Path = field(default_factory=lambda: Path(_env("WORK_DIR", str(DEFAULT_HOME / "work"))))
 
     def with_overrides(self, **overrides: object) -> Settings:
