@@ -37,7 +37,9 @@ def _time(function, repeats: int) -> list[float]:
 def size_sweep(sizes: list[int], repeats: int) -> None:
     probe = layered_dag(layers=8, width=40, fan_in=2, seed=7, prefix="probe")
     root = "probe.l7_0"
-    print(f"{'tables':>9} {'result':>7} {'load s':>7} {'trace p50 ms':>13} {'p95 ms':>8} {'dict DFS ms':>12} {'ratio':>6}")
+    print(
+        f"{'tables':>9} {'result':>7} {'load s':>7} {'trace p50 ms':>13} {'p95 ms':>8} {'dict DFS ms':>12} {'ratio':>6}"
+    )
     for size in sizes:
         g = connect("memory:")
         width = max(1, size // 20)
@@ -81,7 +83,9 @@ def deep_trace(width: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default="10000,100000", help="graph sizes in tables, comma separated")
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--deep-width", type=int, default=5000, help="tables per layer of the 20-hop graph")

@@ -70,20 +70,31 @@ def parse_schema(raw: dict[str, Any]) -> GraphSchema:
     }
     for key in keys.values():
         _check(key.type in TYPES, f"property key {key.name!r} has unknown type {key.type!r}")
-        _check(key.cardinality in CARDINALITIES, f"property key {key.name!r}: bad cardinality {key.cardinality!r}")
-    vertex_labels = {label: tuple((spec or {}).get("unique", ())) for label, spec in raw["vertex_labels"].items()}
-    edge_labels = {label: (spec or {}).get("multiplicity", "MULTI") for label, spec in raw["edge_labels"].items()}
+        _check(
+            key.cardinality in CARDINALITIES,
+            f"property key {key.name!r}: bad cardinality {key.cardinality!r}",
+        )
+    vertex_labels = {
+        label: tuple((spec or {}).get("unique", ())) for label, spec in raw["vertex_labels"].items()
+    }
+    edge_labels = {
+        label: (spec or {}).get("multiplicity", "MULTI") for label, spec in raw["edge_labels"].items()
+    }
     for label, multiplicity in edge_labels.items():
         _check(multiplicity in MULTIPLICITIES, f"edge label {label!r}: bad multiplicity {multiplicity!r}")
     composite = {name: tuple(index_keys) for name, index_keys in raw.get("composite_indexes", {}).items()}
     mixed = dict(raw.get("mixed_indexes", {}))
     edge_indexes = dict(raw.get("edge_indexes", {}))
     used = [k for ks in vertex_labels.values() for k in ks] + [k for ks in composite.values() for k in ks]
-    used += [k for spec in mixed.values() for k in spec["keys"]] + [k for s in edge_indexes.values() for k in s["keys"]]
+    used += [k for spec in mixed.values() for k in spec["keys"]] + [
+        k for s in edge_indexes.values() for k in s["keys"]
+    ]
     for key in used:
         _check(key in keys, f"index or constraint uses undeclared property key {key!r}")
     for name, spec in edge_indexes.items():
-        _check(spec["label"] in edge_labels, f"edge index {name!r} uses undeclared edge label {spec['label']!r}")
+        _check(
+            spec["label"] in edge_labels, f"edge index {name!r} uses undeclared edge label {spec['label']!r}"
+        )
     return GraphSchema(int(raw["version"]), keys, vertex_labels, edge_labels, composite, mixed, edge_indexes)
 
 

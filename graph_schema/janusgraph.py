@@ -10,7 +10,9 @@ from pathlib import Path
 from graph_schema import GraphSchema, load_schema
 
 SCRIPT_FILE = Path(__file__).parent / "janusgraph" / "schema.groovy"
-HEADER = "// generated from graph_schema/schema.yaml by `lineage graph init --print-janusgraph` — do not edit\n"
+HEADER = (
+    "// generated from graph_schema/schema.yaml by `lineage graph init --print-janusgraph` — do not edit\n"
+)
 
 
 def _java_type(name: str) -> str:

@@ -11,7 +11,17 @@ from lineage_platform.errors import ConfigError
 
 def test_every_dataset_label_has_unique_qualified_name() -> None:
     schema = load_schema()
-    for label in ("database", "table", "column", "file", "topic", "process", "run", "partition", "classification"):
+    for label in (
+        "database",
+        "table",
+        "column",
+        "file",
+        "topic",
+        "process",
+        "run",
+        "partition",
+        "classification",
+    ):
         assert (label, "qualifiedName") in schema.unique_keys
 
 

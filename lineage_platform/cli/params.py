@@ -17,7 +17,9 @@ def option(*decls: str, **kwargs: Any):
     return click.option(*decls, **kwargs)
 
 
-batch_size = option("--batch-size", type=int, default=500, show_default=True, help="Elements written per commit.")
+batch_size = option(
+    "--batch-size", type=int, default=500, show_default=True, help="Elements written per commit."
+)
 depth = option("--depth", type=int, default=None, help="Maximum hops to follow (default: no limit).")
 dialect = option("--dialect", default="hive", show_default=True, help="SQL dialect (hive, spark, ...).")
 default_db = option("--default-db", default=None, help="Database of unqualified table names.")

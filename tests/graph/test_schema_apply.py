@@ -41,7 +41,10 @@ class RecordingClient:
 def test_embedded_store_is_created_with_the_unique_constraints(tmp_path: Path) -> None:
     url = f"embedded:{tmp_path / 'graph'}"
     report = apply_schema(url)
-    assert (report.version, report.unique_constraints) == (load_schema().version, len(load_schema().unique_keys))
+    assert (report.version, report.unique_constraints) == (
+        load_schema().version,
+        len(load_schema().unique_keys),
+    )
     assert (tmp_path / "graph").is_dir()
     g = connect(url)
     g.add_v("table").property("qualifiedName", "db.t").iterate()
