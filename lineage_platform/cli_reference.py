@@ -64,6 +64,9 @@ def walk(command: click.Command = cli, name: str = "lineage") -> Iterator[Comman
     yield from visit(CommandEntry((name,), command, _context(command, name, None)))
 
 
+ELLIPSES = frozenset({"…", "..."})
+
+
 def find_command(words: list[str]) -> tuple[CommandEntry, list[str]]:
     """The deepest command named by the leading words of a ``lineage ...`` command line, and the words left over.
 
@@ -76,7 +79,12 @@ def find_command(words: list[str]) -> tuple[CommandEntry, list[str]]:
     entries = {entry.path: entry for entry in walk()}
     path: tuple[str, ...] = ("lineage",)
     rest = words[1:]
-    while rest and not rest[0].startswith("-") and isinstance(entries[path].command, click.Group):
+    while (
+        rest
+        and not rest[0].startswith("-")
+        and rest[0] not in ELLIPSES
+        and isinstance(entries[path].command, click.Group)
+    ):
         if (*path, rest[0]) not in entries:
             raise LineageError(
                 f"'{' '.join(path)}' has no command {rest[0]!r}",
@@ -90,6 +98,8 @@ def find_command(words: list[str]) -> tuple[CommandEntry, list[str]]:
 def check_command_line(words: list[str]) -> CommandEntry:
     """The command a ``lineage ...`` command line runs; LineageError when it or one of its options does not exist."""
     entry, rest = find_command(words)
+    if isinstance(entry.command, click.Group) and rest[:1] and rest[0] in ELLIPSES:
+        return entry  # `lineage graph …` names the group's commands as a whole
     if isinstance(entry.command, click.Group):
         raise LineageError(f"'{entry.title}' is a group, not a command", hint=f"Run '{entry.title} --help'.")
     known = {opt for param in entry.command.params for opt in (*param.opts, *param.secondary_opts)}

@@ -293,6 +293,9 @@ def test_command_check_rejects_missing_commands_and_options() -> None:
         check_command_line(["lineage", "graph", "serve", "--stor", "x"])
     with pytest.raises(LineageError, match="is a group"):
         check_command_line(["lineage", "graph"])
+    assert check_command_line(["lineage", "graph", "…"]).title == "lineage graph"
+    with pytest.raises(LineageError, match="has no command 'grph'"):
+        check_command_line(["lineage", "grph", "…"])
 
 
 def _known_env_vars() -> set[str]:

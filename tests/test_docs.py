@@ -1,4 +1,4 @@
-"""docs/: the CLI reference matches the code, links resolve, commands exist, feature pages carry their figures."""
+"""docs/ and the READMEs: the CLI reference matches the code, links resolve, commands exist, feature pages carry their figures."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from lineage_platform.errors import LineageError
 from tests.conftest import REPO
 
 DOCS = REPO / "docs"
-PAGES = sorted(DOCS.rglob("*.md"))
+PAGES = [REPO / "README.md", REPO / "notebooks" / "README.md", *sorted(DOCS.rglob("*.md"))]
 FEATURE_PAGES = sorted((DOCS / "features").glob("*.md"))
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
@@ -41,7 +41,7 @@ def _anchors(page: Path) -> set[str]:
     }
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(REPO)))
 def test_relative_links_resolve(page: Path) -> None:
     for target in LINK.findall(page.read_text()):
         if target.startswith(("http://", "https://")):
@@ -54,7 +54,7 @@ def test_relative_links_resolve(page: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "page", [p for p in PAGES if p.name != "cli.md"], ids=lambda p: str(p.relative_to(DOCS))
+    "page", [p for p in PAGES if p.name != "cli.md"], ids=lambda p: str(p.relative_to(REPO))
 )
 def test_commands_in_docs_exist_with_their_options(page: Path) -> None:
     for words in command_lines(page.read_text()):
