@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 
 from lineage_platform.model import RunInfo
@@ -17,20 +17,11 @@ STATUSES = {word: status for status, words in _STATUS_WORDS.items() for word in 
 
 
 @dataclass(frozen=True)
-class QueryRecord:
-    """One query as a log reports it: its SQL text and the provenance of the run (who, when, where, why)."""
+class QueryRecord(RunInfo):
+    """One query as a log reports it: the provenance of the run (who, when, where, why) and its SQL text."""
 
-    sql: str
-    status: str
-    source: str
-    user: str | None = None
-    start_time: str | None = None
-    end_time: str | None = None
-    host: str | None = None
-    cluster: str | None = None
-    engine: str | None = None
-    job: str | None = None
-    queue: str | None = None
+    sql: str = field(kw_only=True)
+    source: str = field(kw_only=True)
 
     def to_dict(self) -> dict[str, str | None]:
         """The record as a plain dict (the JSONL query-log layout plus ``source``)."""
@@ -38,18 +29,7 @@ class QueryRecord:
 
     def run_info(self) -> RunInfo:
         """The provenance of this run, as the graph stores it."""
-        return RunInfo(
-            status=self.status,
-            user=self.user,
-            start_time=self.start_time,
-            end_time=self.end_time,
-            host=self.host,
-            cluster=self.cluster,
-            engine=self.engine,
-            job=self.job,
-            queue=self.queue,
-            source=self.source,
-        )
+        return RunInfo(**{run_field.name: getattr(self, run_field.name) for run_field in fields(RunInfo)})
 
 
 @dataclass(frozen=True)

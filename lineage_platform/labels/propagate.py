@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from gremlin_python.process.graph_traversal import GraphTraversalSource, __
+from gremlin_python.process.graph_traversal import GraphTraversal, GraphTraversalSource, __
 from gremlin_python.process.traversal import P, T
 
 from lineage_platform.labels.label import INFLUENCE_KEY, Label
@@ -36,6 +36,21 @@ from lineage_platform.labels.store import (
 
 COPY_OPERATIONS = ("EXPORT", "IMPORT", "LOAD", "ALTER_RENAME", "INSERT_OVERWRITE_DIRECTORY")
 State = dict[Any, dict[Label, Tagging]]
+
+
+# what a flowsTo edge tells a hop: its process, strength, transform, and whether it masks or stops labels
+FLOW_EDGE_FIELDS = ("p", "strength", "transform", "masking", "propagate")
+
+
+def flow_edge_fields(projection: GraphTraversal) -> GraphTraversal:
+    """Add the ``by()`` modulators of FLOW_EDGE_FIELDS to a ``project()`` over flowsTo edges."""
+    return (
+        projection.by(__.values("process"))
+        .by(__.values("strength"))
+        .by(__.values("transform"))
+        .by(__.coalesce(__.values("masking"), __.constant(False)))
+        .by(__.coalesce(__.values("propagate"), __.constant(True)))
+    )
 
 
 @dataclass
@@ -158,18 +173,12 @@ def _hops(g: GraphTraversalSource, frontier: set[Any], kinds: dict[Any, str]):
             names[row["id"]] = row["name"]
             hops[row["id"]] += [Hop(item["t"], item["p"], "table") for item in row["out"]]
     if columns:
-        flows = (
+        flows = flow_edge_fields(
             __.out_e("flowsTo")
-            .project("t", "kind", "p", "strength", "transform", "masking", "propagate")
+            .project("t", "kind", *FLOW_EDGE_FIELDS)
             .by(__.in_v().id_())
             .by(__.in_v().label())
-            .by(__.values("process"))
-            .by(__.values("strength"))
-            .by(__.values("transform"))
-            .by(__.coalesce(__.values("masking"), __.constant(False)))
-            .by(__.coalesce(__.values("propagate"), __.constant(True)))
-            .fold()
-        )
+        ).fold()
         copies = (
             __.in_("hasColumn")
             .out("usedBy")

@@ -25,10 +25,12 @@ from gremlin_python.process.traversal import P, T
 from lineage_platform.labels.label import Label
 from lineage_platform.labels.propagate import (
     COPY_OPERATIONS,
+    FLOW_EDGE_FIELDS,
     Hop,
     ProcessInfo,
     PropagationSummary,
     carry,
+    flow_edge_fields,
     store_taggings,
 )
 from lineage_platform.labels.rules import RuleSet
@@ -54,20 +56,14 @@ def export_tables(g: GraphTraversalSource, directory: str | Path) -> Path:
         .to_list()
     }
     hops: list[dict[str, Any]] = []
-    for row in (
+    for row in flow_edge_fields(
         g.E()
         .has_label("flowsTo")
-        .project("s", "t", "kind", "p", "strength", "transform", "masking", "propagate")
+        .project("s", "t", "kind", *FLOW_EDGE_FIELDS)
         .by(__.out_v().id_())
         .by(__.in_v().id_())
         .by(__.in_v().label())
-        .by(__.values("process"))
-        .by(__.values("strength"))
-        .by(__.values("transform"))
-        .by(__.coalesce(__.values("masking"), __.constant(False)))
-        .by(__.coalesce(__.values("propagate"), __.constant(True)))
-        .to_list()
-    ):
+    ).to_list():
         target_kind = "column" if row["kind"] == "column" else "table"
         hops.append(_hop_row(row["s"], row["t"], row["p"], "column", target_kind, row))
     processes = []

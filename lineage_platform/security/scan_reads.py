@@ -27,18 +27,11 @@ from sqlglot.optimizer.scope import Scope, ScopeType
 
 from lineage_platform.model import Predicate, Transform
 from lineage_platform.sql.analysis import QueryUnit
+from lineage_platform.sql.extract_predicates import COMPARISONS
 from lineage_platform.sql.flow import Flow, Usage
 from lineage_platform.sql.tracer import ROW_CLAUSES, Tracer, leftmost_select, table_name
 
-_COMPARISONS: dict[type[exp.Expr], tuple[str, str]] = {
-    exp.EQ: ("=", "="),
-    exp.NEQ: ("!=", "!="),
-    exp.GT: (">", "<"),
-    exp.GTE: (">=", "<="),
-    exp.LT: ("<", ">"),
-    exp.LTE: ("<=", ">="),
-}
-COMPARISON_OPS: dict[str, type[exp.Expr]] = {forward: kind for kind, (forward, _) in _COMPARISONS.items()}
+COMPARISON_OPS: dict[str, type[exp.Expr]] = {forward: kind for kind, (forward, _) in COMPARISONS.items()}
 """Comparison operator text -> sqlglot node class."""
 _NEGATED = {"IN": "NOT IN", "LIKE": "NOT LIKE", "IS NULL": "IS NOT NULL"}
 Condition = list[tuple[str, Any]]
@@ -259,8 +252,8 @@ def _as_predicates(node: exp.Expr) -> list[tuple[exp.Column, str, Any]]:
     inner = node.this if negated else node
     while isinstance(inner, exp.Paren):
         inner = inner.this
-    if type(inner) in _COMPARISONS:
-        forward, backward = _COMPARISONS[type(inner)]
+    if type(inner) in COMPARISONS:
+        forward, backward = COMPARISONS[type(inner)]
         if negated:
             return []
         if isinstance(inner.this, exp.Column) and _is_constant(inner.expression):

@@ -11,7 +11,7 @@ from lineage_platform.sql.analysis import StatementAnalysis
 from lineage_platform.sql.function_rules import merge_rules
 from lineage_platform.sql.tracer import Tracer
 
-_COMPARISONS: dict[type[exp.Expr], tuple[str, str]] = {
+COMPARISONS: dict[type[exp.Expr], tuple[str, str]] = {
     exp.EQ: ("=", "="),
     exp.NEQ: ("!=", "!="),
     exp.GT: (">", "<"),
@@ -19,6 +19,7 @@ _COMPARISONS: dict[type[exp.Expr], tuple[str, str]] = {
     exp.LT: ("<", ">"),
     exp.LTE: ("<=", ">="),
 }
+"""Comparison node class -> (operator text, operator text with the sides swapped)."""
 
 
 def extract_predicates(analysis: StatementAnalysis) -> StatementAnalysis:
@@ -75,8 +76,8 @@ def _predicate(analysis: StatementAnalysis, tracer: Tracer, scope: Any, node: ex
     column: exp.Expr | None = None
     op: str
     value: Any
-    if type(inner) in _COMPARISONS and not negated:
-        forward, backward = _COMPARISONS[type(inner)]
+    if type(inner) in COMPARISONS and not negated:
+        forward, backward = COMPARISONS[type(inner)]
         if isinstance(inner.this, exp.Column) and _is_value(inner.expression):
             column, op, value = inner.this, forward, _value(analysis, inner.expression)
         elif isinstance(inner.expression, exp.Column) and _is_value(inner.this):

@@ -108,7 +108,7 @@ def _query_items(event: dict[str, Any], source: str, catalog: CatalogIndex) -> L
 
     sql = field(event, "sql", str, "event")
     run = _run(event, source)
-    record = QueryRecord(sql=sql, source=source, **{k: v for k, v in vars(run).items() if k != "source"})
+    record = QueryRecord(sql=sql, **vars(run))
     if record.status == FAILED:
         return []
     prepared = prepare_query(record.sql, record.engine, event.get("default_db"))
