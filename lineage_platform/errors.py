@@ -49,6 +49,10 @@ class TraversalError(GraphError):
     """A traversal failed while executing (wrong argument types, bad values, ...)."""
 
 
+class TraversalInterrupted(GraphError):
+    """A traversal was stopped before it finished: cancelled, or past its evaluation timeout."""
+
+
 class ConstraintViolation(GraphError):
     """A write would break a schema constraint (e.g. a duplicate unique qualifiedName)."""
 

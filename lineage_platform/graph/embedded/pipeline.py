@@ -15,6 +15,7 @@ from typing import Any
 from gremlin_python.process.traversal import Bytecode, CardinalityValue, Direction, Traversal
 
 from lineage_platform.errors import TraversalError, UnsupportedStepError
+from lineage_platform.graph.embedded.cancel import Cancellation
 from lineage_platform.graph.embedded.memgraph import MemGraph
 from lineage_platform.graph.embedded.values import hash_key
 
@@ -335,8 +336,11 @@ class Compiler:
         track_paths: str | None,
         mutating: bool,
         side_effects: dict[str, Any] | None = None,
+        cancellation: Cancellation | None = None,
     ) -> None:
         self.graph = graph
+        # steps whose work is unbounded or large call check() per incoming traverser or per loop iteration
+        self.check_cancelled = (cancellation if cancellation is not None else Cancellation()).check
         self.track_paths = track_paths is not None
         self.label_paths_only = track_paths == "labels"
         self._no_labels = LabelPath(None, None)  # shared by unlabelled traversers, so they can merge

@@ -147,6 +147,85 @@ def test_a_transaction_commits_while_every_shared_worker_waits_for_it(
         assert [reader.result(timeout=10) for reader in readers] == [1, 1, 1, 1]
 
 
+def _make_cycle(g) -> object:
+    """Two table vertices with edges a -> b -> a, so repeat() over them never ends by itself; returns a's id."""
+    a = g.add_v("table").property("name", "a").next()
+    b = g.add_v("table").property("name", "b").next()
+    g.V(a.id).add_e("next").to(__.V(b.id)).iterate()
+    g.V(b.id).add_e("next").to(__.V(a.id)).iterate()
+    return a.id
+
+
+RUNAWAYS = (
+    lambda g: g.V().repeat(__.out()).times(10**9).count(),
+    lambda g: g.inject(1).repeat(__.identity()),
+)
+
+
+def test_runaway_traversals_are_cancelled_and_free_their_workers(
+    serve_graph, embedded_graph, remote, caplog
+) -> None:
+    url = serve_graph(embedded_graph, workers=2, evaluation_timeout=0.3).url
+    _make_cycle(traversal().with_remote(remote(url)))
+
+    def run_away(index: int) -> tuple[int, float]:
+        g = traversal().with_remote(remote(url))
+        started = time.monotonic()
+        with pytest.raises(GremlinServerError) as caught:
+            RUNAWAYS[index % 2](g).to_list()
+        return caught.value.status_code, time.monotonic() - started
+
+    with ThreadPoolExecutor(max_workers=4) as pool:  # twice as many runaways as the server has workers
+        answers = list(pool.map(run_away, range(4)))
+    assert all(status == 598 and elapsed < 0.3 + 2 for status, elapsed in answers), answers
+    started = time.monotonic()
+    assert traversal().with_remote(remote(url)).V().count().next() == 2  # the workers and the lock are free
+    assert time.monotonic() - started < 1
+    assert "evaluation exceeded the timeout of 300 ms; cancelling it" in caplog.text
+
+
+def test_a_runaway_traversal_in_a_session_is_rolled_back_and_releases_the_graph(
+    serve_graph, embedded_graph, remote
+) -> None:
+    url = serve_graph(embedded_graph, evaluation_timeout=0.3).url
+    g = traversal().with_remote(remote(url))
+    a = _make_cycle(g)
+    tx = g.tx()
+    gtx = tx.begin()
+    gtx.V(a).property("name", "uncommitted").iterate()
+    with pytest.raises(GremlinServerError, match="598"):
+        RUNAWAYS[0](gtx).to_list()
+    started = time.monotonic()
+    g.V(a).property("name", "written by another client").iterate()  # no wait for the session's lock
+    assert time.monotonic() - started < 1
+    assert sorted(g.V().values("name").to_list()) == ["b", "written by another client"]
+    with pytest.raises(GremlinServerError, match=r"499: session .* timed out"):
+        gtx.V().count().next()
+
+
+def test_shutdown_cancels_running_traversals(serve_graph, embedded_graph, remote) -> None:
+    server = serve_graph(embedded_graph, evaluation_timeout=None)
+    g = traversal().with_remote(remote(server.url))
+    _make_cycle(g)
+    failures: list[Exception] = []
+
+    def run_away() -> None:
+        try:
+            RUNAWAYS[0](g).to_list()
+        except Exception as exc:  # the server closes the connection
+            failures.append(exc)
+
+    runaway = threading.Thread(target=run_away)
+    runaway.start()
+    time.sleep(0.3)
+    assert embedded_graph._lock.holder is not None  # the runaway is running
+    started = time.monotonic()
+    server.stop()
+    runaway.join(timeout=5)
+    assert time.monotonic() - started < 3 and len(failures) == 1
+    assert embedded_graph._lock.holder is None  # rolled back: the store can be closed
+
+
 def test_unknown_steps_are_reported_by_name(served_url, remote) -> None:
     g = traversal().with_remote(remote(served_url))
     unknown = g.V()
