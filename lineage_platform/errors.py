@@ -53,6 +53,12 @@ class TraversalInterrupted(GraphError):
     """A traversal was stopped before it finished: cancelled, or past its evaluation timeout."""
 
 
+class GraphBusyError(GraphError):
+    """The graph stayed locked by another transaction longer than the lock timeout; retrying may succeed."""
+
+    transient = True
+
+
 class ConstraintViolation(GraphError):
     """A write would break a schema constraint (e.g. a duplicate unique qualifiedName)."""
 

@@ -2,8 +2,8 @@
 
 One transaction at a time holds the lock, from its first statement until commit or rollback; autocommit
 executions hold it for their duration. The lock belongs to the Transaction object, not to a thread, so a server
-may run one session's requests on any thread. A waiter gives up when the lock timeout runs out or when its
-execution is cancelled.
+may run one session's requests on any thread. A waiter gives up when the lock timeout runs out
+(:class:`GraphBusyError`, transient: retry) or when its execution is cancelled.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from lineage_platform.errors import GraphError
+from lineage_platform.errors import GraphBusyError, GraphError
 from lineage_platform.graph.embedded.cancel import Cancellation
 
 # How often a waiter with a Cancellation looks whether it has been cancelled (seconds).
@@ -30,7 +30,7 @@ class GraphLock:
         self.since = 0.0
 
     def acquire(self, owner: Any, cancellation: Cancellation | None = None) -> None:
-        """Take the lock for ``owner``; raise GraphError after the timeout, TraversalInterrupted when
+        """Take the lock for ``owner``; raise GraphBusyError after the timeout, TraversalInterrupted when
         ``cancellation`` says so first."""
         if cancellation is None:
             acquired = self._lock.acquire(timeout=self.timeout)
@@ -38,8 +38,8 @@ class GraphLock:
             acquired = self._acquire_cancellable(cancellation)
         if not acquired:
             held = time.monotonic() - self.since
-            raise GraphError(
-                f"graph busy: a transaction has been open for {held:.0f}s",
+            raise GraphBusyError(
+                f"graph busy: a transaction has been open for {held:.0f}s; retry later",
                 hint="commit or roll back the open transaction (g.tx()), or raise lock_timeout",
             )
         self.holder = owner

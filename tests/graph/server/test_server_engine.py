@@ -98,8 +98,10 @@ def test_a_reader_waiting_too_long_on_a_busy_graph_gets_an_error(serve_graph, tm
         url = serve_graph(graph).url
         tx = traversal().with_remote(remote(url)).tx()
         tx.begin().add_v("table").iterate()
-        with pytest.raises(GremlinServerError, match="graph busy"):
+        with pytest.raises(GremlinServerError, match=r"graph busy.*retry") as caught:
             traversal().with_remote(remote(url)).V().count().next()
+        assert caught.value.status_code == 596  # SERVER_ERROR_TEMPORARY: the client may retry
+        assert caught.value.status_attributes["exceptions"] == ["GraphBusyError"]
         tx.commit()
         assert traversal().with_remote(remote(url)).V().count().next() == 1
     finally:
