@@ -19,7 +19,7 @@ from gremlin_python.driver.driver_remote_connection import DriverRemoteConnectio
 from gremlin_python.driver.protocol import GremlinServerError
 from gremlin_python.process.anonymous_traversal import traversal
 from gremlin_python.process.graph_traversal import __
-from gremlin_python.process.traversal import P, T
+from gremlin_python.process.traversal import Cardinality, Operator, P, Pick, Pop, Scope, T
 
 pytest.importorskip("lineage_platform.graph.embedded.engine", reason="the embedded engine is not built yet")
 
@@ -226,6 +226,32 @@ def test_shutdown_cancels_running_traversals(serve_graph, embedded_graph, remote
     runaway.join(timeout=5)
     assert time.monotonic() - started < 3 and len(failures) == 1
     assert embedded_graph._lock.holder is None  # rolled back: the store can be closed
+
+
+@pytest.mark.parametrize("served", [True, False], ids=["through the server", "in process"])
+def test_list_and_set_cardinality_and_operator_enums_reach_the_engine(
+    served, serve_graph, embedded_graph, remote
+) -> None:
+    from lineage_platform.graph.connect import EmbeddedRemoteConnection
+
+    connection = (
+        remote(serve_graph(embedded_graph).url) if served else EmbeddedRemoteConnection(embedded_graph)
+    )
+    g = traversal().with_remote(connection)
+    v = (
+        g.add_v("table")
+        .property(Cardinality.list_, "tag", "a")
+        .property(Cardinality.list_, "tag", "a")
+        .next()
+    )
+    g.V(v.id).property(Cardinality.set_, "owner", "x").property(Cardinality.set_, "owner", "x").iterate()
+    g.V(v.id).property(Cardinality.set_, "owner", "y").iterate()
+    assert g.V(v.id).values("tag").to_list() == ["a", "a"]
+    assert sorted(g.V(v.id).values("owner").to_list()) == ["x", "y"]
+    assert g.inject(1, 2, 3).fold().unfold().sum_(Scope.global_).next() == 6
+    assert g.with_sack(1).inject(5).sack(Operator.sum_).sack().next() == 6
+    assert g.V(v.id).values("tag").fold().select(Pop.all_, "x").to_list() == []
+    assert g.V(v.id).choose(__.label()).option(Pick.any_, __.constant("any")).to_list() == ["any"]
 
 
 def test_unknown_steps_are_reported_by_name(served_url, remote) -> None:
