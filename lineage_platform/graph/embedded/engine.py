@@ -238,7 +238,13 @@ class EmbeddedGraph:
 
     def _run(self, bytecode: Bytecode, cancellation: Cancellation) -> list[Traverser]:
         with gc_paused():
-            return self._run_traversal(bytecode, cancellation)
+            try:
+                return self._run_traversal(bytecode, cancellation)
+            except RecursionError:
+                raise TraversalError(
+                    "the traversal nests traversals too deeply to run",
+                    hint="flatten nested __.<steps> arguments (long chains of steps are fine)",
+                ) from None
 
     def _run_traversal(self, bytecode: Bytecode, cancellation: Cancellation) -> list[Traverser]:
         mutating = uses_steps(bytecode, MUTATING_STEPS)

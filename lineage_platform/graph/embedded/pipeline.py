@@ -296,6 +296,12 @@ def path_mode(bytecode: Bytecode) -> str | None:
     return mode
 
 
+# Steps chained lazily at most: each is a generator pulling from the one before, and Python limits how deeply
+# generators nest (RecursionError at ~1000). A longer pipeline runs in segments of this many steps, each but the
+# last collected into a list before the next starts.
+LAZY_STEPS = 200
+
+
 class Pipeline:
     """A compiled traversal: apply it to any stream of traversers."""
 
@@ -303,9 +309,11 @@ class Pipeline:
         self.steps = steps
 
     def run(self, travs: Iterable[Trav]) -> Iterator[Trav]:
-        """Push ``travs`` through every step (lazily)."""
+        """Push ``travs`` through every step (lazily, except between segments of a very long pipeline)."""
         stream: Iterator[Trav] = iter(travs)
-        for fn in self.steps:
+        for index, fn in enumerate(self.steps):
+            if index and not index % LAZY_STEPS:
+                stream = iter(list(stream))
             stream = fn(stream)
         return stream
 

@@ -254,6 +254,14 @@ def test_list_and_set_cardinality_and_operator_enums_reach_the_engine(
     assert g.V(v.id).choose(__.label()).option(Pick.any_, __.constant("any")).to_list() == ["any"]
 
 
+def test_two_thousand_chained_steps_run_through_the_server(served_url, remote) -> None:
+    g = traversal().with_remote(remote(served_url))
+    counting = g.inject(0)
+    for _ in range(2000):
+        counting = counting.math("_ + 1")
+    assert counting.to_list() == [2000]
+
+
 def test_unknown_steps_are_reported_by_name(served_url, remote) -> None:
     g = traversal().with_remote(remote(served_url))
     unknown = g.V()
