@@ -46,6 +46,7 @@ class GraphLock:
         self.since = time.monotonic()
 
     def _acquire_cancellable(self, cancellation: Cancellation) -> bool:
+        """Wait in slices, checking ``cancellation`` between them; False when the lock timeout runs out."""
         give_up = time.monotonic() + self.timeout
         while True:
             cancellation.check()

@@ -300,6 +300,7 @@ class Operations:
         return Outcome(results=traversers) if traversers else NO_CONTENT
 
     def _autocommit(self, bytecode: Bytecode, cancellation: Cancellation) -> list[Traverser]:
+        """Run one traversal outside any session (it commits on its own). Worker only."""
         return self._graph.execute(bytecode, None, cancellation)
 
     # -- handlers --------------------------------------------------------------------------------------
