@@ -6,7 +6,9 @@ then measures, each against a plain-Python baseline on the same data in the same
 - bulk insert through Gremlin bytecode (elements/s) vs filling adjacency dicts; memory per element (RSS growth);
 - point lookup by the indexed `qualifiedName` vs a dict lookup;
 - a 10-hop upstream walk (`repeat(in('flowsTo')).emit().times(10).dedup()`, returning the ids or only their
-  count) vs a depth-limited DFS over a dict of int adjacency lists.
+  count) vs a depth-limited DFS over a dict of int adjacency lists;
+- traversals through the general per-traverser steps (`V().out().out().count()`, a repeat() with simplePath()),
+  engine only: they show the cost of per-traverser work such as the cancellation checks.
 
 Times are CPU seconds (process_time), best of several runs: the machine is shared.
 
@@ -170,6 +172,15 @@ def main() -> None:
                 f"{seconds / base_walk:.2f}x",
             )
         )
+
+    two_hops = g.V().out("flowsTo").out("flowsTo").count()
+    generic_repeat = g.V(ids[start]).repeat(__.in_("flowsTo").simple_path()).times(7).count()
+    for what, traversal_ in (
+        ("out().out().count() from every vertex (per-traverser steps)", two_hops),
+        ("7-hop repeat(in().simplePath()) walk (generic repeat, paths)", generic_repeat),
+    ):
+        seconds, _ = timed(lambda traversal_=traversal_: graph.execute(traversal_.bytecode), repeat=5)
+        rows.append((what, "-", f"{seconds * 1e3:.1f} ms", "-"))
 
     widths = [max(len(r[i]) for r in [*rows, ("measure", "baseline", "engine", "ratio")]) for i in range(4)]
     for row in [("measure", "baseline (plain Python)", "engine", "ratio"), *rows]:

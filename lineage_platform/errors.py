@@ -49,6 +49,16 @@ class TraversalError(GraphError):
     """A traversal failed while executing (wrong argument types, bad values, ...)."""
 
 
+class TraversalInterrupted(GraphError):
+    """A traversal was stopped before it finished: cancelled, or past its evaluation timeout."""
+
+
+class GraphBusyError(GraphError):
+    """The graph stayed locked by another transaction longer than the lock timeout; retrying may succeed."""
+
+    transient = True
+
+
 class ConstraintViolation(GraphError):
     """A write would break a schema constraint (e.g. a duplicate unique qualifiedName)."""
 

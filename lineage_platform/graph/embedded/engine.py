@@ -14,7 +14,13 @@ from typing import Any
 
 from gremlin_python.process.traversal import Bytecode, Traverser
 
-from lineage_platform.errors import GraphError, StoreError, TraversalError, UnsupportedStepError
+from lineage_platform.errors import (
+    GraphError,
+    StoreError,
+    TraversalError,
+    TraversalInterrupted,
+    UnsupportedStepError,
+)
 from lineage_platform.graph.embedded import (  # noqa: F401  (importing registers the steps)
     filters,
     steps_branch,
@@ -29,6 +35,7 @@ from lineage_platform.graph.embedded import (  # noqa: F401  (importing register
     steps_sack,
     steps_string,
 )
+from lineage_platform.graph.embedded.cancel import Cancellation
 from lineage_platform.graph.embedded.detach import PLAIN_VALUES, detach
 from lineage_platform.graph.embedded.memgraph import MemGraph
 from lineage_platform.graph.embedded.pipeline import (
@@ -96,6 +103,29 @@ def _strategy_name(strategy: Any) -> str:
     return str(getattr(strategy, "strategy_name", type(strategy).__name__)).rsplit(".", 1)[-1]
 
 
+def _cancellation(bytecode: Bytecode, given: Cancellation | None) -> Cancellation:
+    """The execution's Cancellation: ``given`` (or a new one), limited by ``g.with_('evaluationTimeout', ms)``.
+    The other request options of ``with_()`` (batchSize, ...) mean nothing in process and are ignored."""
+    cancellation = given if given is not None else Cancellation()
+    for name, *args in bytecode.source_instructions:
+        if name != "withStrategies":
+            continue
+        for strategy in args:
+            if _strategy_name(strategy) != "OptionsStrategy":
+                continue
+            millis = (getattr(strategy, "configuration", None) or {}).get("evaluationTimeout")
+            if millis is None:
+                continue
+            if not isinstance(millis, int) or isinstance(millis, bool) or millis < 0:
+                raise TraversalError(
+                    f"evaluationTimeout must be milliseconds >= 0, got {millis!r}",
+                    hint="write g.with_('evaluationTimeout', 5000); 0 means no timeout",
+                )
+            if millis:
+                cancellation.limit(millis / 1000)
+    return cancellation
+
+
 class EmbeddedGraph:
     """An in-process Gremlin graph; see lineage_platform/graph/embedded/README.md for isolation and ids."""
 
@@ -141,8 +171,8 @@ class EmbeddedGraph:
         self._require_open()
         return Transaction(self._start_tx, self._finish_tx)
 
-    def _start_tx(self, owner: Any) -> None:
-        self._lock.acquire(owner)
+    def _start_tx(self, owner: Any, cancellation: Cancellation | None) -> None:
+        self._lock.acquire(owner, cancellation)
         self.graph.begin_changes()
 
     def _finish_tx(self, owner: Any, commit: bool) -> None:
@@ -174,37 +204,55 @@ class EmbeddedGraph:
                 )
 
     # ---------------------------------------------------------------- execution
-    def execute(self, bytecode: Bytecode, tx: Transaction | None = None) -> list[Traverser]:
-        """Run one traversal; tx None = autocommit (committed on success, rolled back on error)."""
+    def execute(
+        self, bytecode: Bytecode, tx: Transaction | None = None, cancellation: Cancellation | None = None
+    ) -> list[Traverser]:
+        """Run one traversal; tx None = autocommit (committed on success, rolled back on error).
+
+        ``cancellation`` (and ``g.with_('evaluationTimeout', ms)``) stops it with TraversalInterrupted, also
+        while it waits for the graph lock; an interrupted statement rolls back the whole transaction ``tx``."""
         self._require_open()
         if not isinstance(bytecode, Bytecode):
             bytecode = getattr(bytecode, "bytecode", bytecode)
+        cancellation = _cancellation(bytecode, cancellation)
         if tx is not None:
-            tx.ensure_started()
+            tx.ensure_started(cancellation)
             mark = self.graph.savepoint()
             try:
-                return self._run(bytecode)
+                return self._run(bytecode, cancellation)
+            except TraversalInterrupted:
+                tx.rollback()
+                raise
             except BaseException:
                 self.graph.rollback_to(mark)
                 raise
         autocommit = Transaction(self._start_tx, self._finish_tx)
-        autocommit.ensure_started()
+        autocommit.ensure_started(cancellation)
         try:
-            results = self._run(bytecode)
+            results = self._run(bytecode, cancellation)
         except BaseException:
             autocommit.rollback()
             raise
         autocommit.commit()
         return results
 
-    def _run(self, bytecode: Bytecode) -> list[Traverser]:
+    def _run(self, bytecode: Bytecode, cancellation: Cancellation) -> list[Traverser]:
         with gc_paused():
-            return self._run_traversal(bytecode)
+            try:
+                return self._run_traversal(bytecode, cancellation)
+            except RecursionError:
+                raise TraversalError(
+                    "the traversal nests traversals too deeply to run",
+                    hint="flatten nested __.<steps> arguments (long chains of steps are fine)",
+                ) from None
 
-    def _run_traversal(self, bytecode: Bytecode) -> list[Traverser]:
+    def _run_traversal(self, bytecode: Bytecode, cancellation: Cancellation) -> list[Traverser]:
         mutating = uses_steps(bytecode, MUTATING_STEPS)
-        compiler = Compiler(self.graph, track_paths=path_mode(bytecode), mutating=mutating)
+        compiler = Compiler(
+            self.graph, track_paths=path_mode(bytecode), mutating=mutating, cancellation=cancellation
+        )
         self._apply_source(bytecode, compiler, mutating)
+        cancellation.check()
         pipeline = compiler.compile(bytecode, anonymous=False)
         results: list[Traverser] = []
         append = results.append
@@ -245,6 +293,8 @@ class EmbeddedGraph:
         name = _strategy_name(strategy)
         if name == "VertexProgramStrategy":
             raise _olap_refused()
+        if name == "OptionsStrategy":  # request options, read by execute()
+            return
         if name == "ReadOnlyStrategy":
             if mutating:
                 raise TraversalError(

@@ -15,6 +15,7 @@ from typing import Any
 from gremlin_python.process.traversal import Bytecode, CardinalityValue, Direction, Traversal
 
 from lineage_platform.errors import TraversalError, UnsupportedStepError
+from lineage_platform.graph.embedded.cancel import Cancellation
 from lineage_platform.graph.embedded.memgraph import MemGraph
 from lineage_platform.graph.embedded.values import hash_key
 
@@ -295,6 +296,12 @@ def path_mode(bytecode: Bytecode) -> str | None:
     return mode
 
 
+# Steps chained lazily at most: each is a generator pulling from the one before, and Python limits how deeply
+# generators nest (RecursionError at ~1000). A longer pipeline runs in segments of this many steps, each but the
+# last collected into a list before the next starts.
+LAZY_STEPS = 200
+
+
 class Pipeline:
     """A compiled traversal: apply it to any stream of traversers."""
 
@@ -302,9 +309,11 @@ class Pipeline:
         self.steps = steps
 
     def run(self, travs: Iterable[Trav]) -> Iterator[Trav]:
-        """Push ``travs`` through every step (lazily)."""
+        """Push ``travs`` through every step (lazily, except between segments of a very long pipeline)."""
         stream: Iterator[Trav] = iter(travs)
-        for fn in self.steps:
+        for index, fn in enumerate(self.steps):
+            if index and not index % LAZY_STEPS:
+                stream = iter(list(stream))
             stream = fn(stream)
         return stream
 
@@ -335,8 +344,11 @@ class Compiler:
         track_paths: str | None,
         mutating: bool,
         side_effects: dict[str, Any] | None = None,
+        cancellation: Cancellation | None = None,
     ) -> None:
         self.graph = graph
+        # steps whose work is unbounded or large call check() per incoming traverser or per loop iteration
+        self.check_cancelled = (cancellation if cancellation is not None else Cancellation()).check
         self.track_paths = track_paths is not None
         self.label_paths_only = track_paths == "labels"
         self._no_labels = LabelPath(None, None)  # shared by unlabelled traversers, so they can merge

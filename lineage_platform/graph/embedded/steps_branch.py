@@ -67,10 +67,12 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
     walk = _navigation_walk(call, args[0], c)
     if walk is not None:
         return walk
+    check_cancelled = c.check_cancelled
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         frontier = [Trav(t.obj, t.bulk, t.path, (*t.loops, (loop_name, 0)), t.sack) for t in travs]
         while frontier:
+            check_cancelled()
             to_body = []
             for t in frontier:
                 if until_first and until is not None and until(t):
@@ -172,7 +174,12 @@ def _require_vertex(t: Trav) -> None:
 
 
 def _distinct_walk(
-    travs: Iterator[Trav], hops: list[Hop], limit: int | None, emit_start: bool, project: str | None
+    travs: Iterator[Trav],
+    hops: list[Hop],
+    limit: int | None,
+    emit_start: bool,
+    project: str | None,
+    check_cancelled: Callable[[], None],
 ) -> Iterator[Trav]:
     """repeat(nav).emit()[.times(n)].dedup(): each vertex within reach once, breadth-first (so the first visit
     has the most hops left and nothing reachable is missed). ``project`` "id"/"label" yields that instead of the
@@ -186,6 +193,7 @@ def _distinct_walk(
         frontier: set[VertexRec] = {t.obj}
         depth = 0
         while frontier and (limit is None or depth < limit):
+            check_cancelled()
             for directions, labels in hops:
                 frontier = set().union(*(_neighbours(frontier, upstream, labels) for upstream in directions))
             frontier -= seen
@@ -218,6 +226,7 @@ def _navigation_walk(call: StepCall, body: Any, c: Compiler) -> StepFn | None:
             emit_first = first
         else:
             return None
+    check_cancelled = c.check_cancelled
     following = call.following
     prune = (
         emit_first is not None
@@ -233,7 +242,7 @@ def _navigation_walk(call: StepCall, body: Any, c: Compiler) -> StepFn | None:
         if projection is not None and projection.name in ("id", "label") and not projection.modulators:
             projection.absorbed = True
             project = projection.name
-        return lambda travs: _distinct_walk(travs, hops, limit, emit_first is True, project)
+        return lambda travs: _distinct_walk(travs, hops, limit, emit_first is True, project, check_cancelled)
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         for t in travs:
@@ -241,6 +250,7 @@ def _navigation_walk(call: StepCall, body: Any, c: Compiler) -> StepFn | None:
             frontier = {t.obj: t.bulk}
             depth = 0
             while frontier:
+                check_cancelled()
                 if until_first and limit is not None and depth >= limit:
                     yield from (Trav(v, b, t.path, t.loops, t.sack) for v, b in frontier.items())
                     break

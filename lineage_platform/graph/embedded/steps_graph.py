@@ -54,9 +54,11 @@ def compile_v(call: StepCall, c: Compiler) -> StepFn:
     ids = flatten_ids(call.args)
     candidates = _candidates(c.graph, call.folded, ids)
     tests = [element_test(f, c) for f in call.folded]
+    check_cancelled = c.check_cancelled
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         for t in travs:
+            check_cancelled()
             for v in candidates():
                 if all(test(v) for test in tests):
                     yield c.spawn(t, v)
@@ -76,8 +78,11 @@ def compile_e(call: StepCall, c: Compiler) -> StepFn:
             return [e for e in (lookup(graph.edges, i) for i in ids) if e is not None]
         return list(graph.edges.values())
 
+    check_cancelled = c.check_cancelled
+
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         for t in travs:
+            check_cancelled()
             for e in edges():
                 if all(test(e) for test in tests):
                     yield c.spawn(t, e)

@@ -52,6 +52,7 @@ def _labels(call: StepCall) -> tuple[str, ...]:
 def compile_adjacent(call: StepCall, c: Compiler) -> StepFn:
     """Adjacent vertices."""
     labels = _labels(call)
+    check_cancelled = c.check_cancelled
     sources = []
     if call.name in ("out", "both"):
         sources.append((_edge_source("out_e", labels, c.mutating), "in_v"))
@@ -62,6 +63,7 @@ def compile_adjacent(call: StepCall, c: Compiler) -> StepFn:
 
         def run_out(travs: Iterator[Trav]) -> Iterator[Trav]:
             for t in travs:
+                check_cancelled()
                 try:
                     edges = out_edges(t.obj)
                 except AttributeError:
@@ -75,6 +77,7 @@ def compile_adjacent(call: StepCall, c: Compiler) -> StepFn:
 
         def run_in(travs: Iterator[Trav]) -> Iterator[Trav]:
             for t in travs:
+                check_cancelled()
                 try:
                     edges = in_edges(t.obj)
                 except AttributeError:
@@ -86,6 +89,7 @@ def compile_adjacent(call: StepCall, c: Compiler) -> StepFn:
 
     def run_both(travs: Iterator[Trav]) -> Iterator[Trav]:
         for t in travs:
+            check_cancelled()
             for source, end in sources:
                 try:
                     edges = source(t.obj)
@@ -106,9 +110,11 @@ def compile_incident(call: StepCall, c: Compiler) -> StepFn:
         sources.append(_edge_source("out_e", labels, c.mutating))
     if call.name in ("inE", "bothE"):
         sources.append(_edge_source("in_e", labels, c.mutating))
+    check_cancelled = c.check_cancelled
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         for t in travs:
+            check_cancelled()
             for source in sources:
                 try:
                     edges = source(t.obj)

@@ -10,7 +10,7 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource
 from gremlin_python.process.traversal import TraversalStrategies
 from gremlin_python.structure.graph import Graph
 
-from lineage_platform.errors import ConstraintViolation, GraphError, TraversalError
+from lineage_platform.errors import ConstraintViolation, GraphBusyError, GraphError, TraversalError
 from lineage_platform.graph.embedded.engine import EmbeddedGraph
 
 
@@ -124,6 +124,7 @@ def test_waiting_longer_than_lock_timeout_is_graph_busy(graph: EmbeddedGraph) ->
     tx.rollback()
     assert len(errors) == 1 and "graph busy: a transaction has been open for" in str(errors[0])
     assert errors[0].hint and "commit or roll back" in errors[0].hint
+    assert isinstance(errors[0], GraphBusyError) and errors[0].transient  # a retry may succeed
 
 
 def test_transaction_lock_belongs_to_the_transaction_not_the_thread(graph: EmbeddedGraph) -> None:

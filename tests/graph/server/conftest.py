@@ -5,8 +5,9 @@
 * ``remote(url, **kwargs)`` opens a gremlinpython DriverRemoteConnection with the serializer ``connect()``
   uses (JanusGraph's GraphBinary) and closes it after the test.
 * ``raw_client(url)`` sends and reads single GraphBinary frames (to count 206s or send broken frames).
-* ``blocking_graph`` is a stand-in graph whose ``inject(...).block()`` traversal waits until released: the
-  engine cannot be made to hang on demand, and timeouts need a traversal that does.
+* ``blocking_graph`` is a stand-in graph whose ``inject(...).block()`` traversal waits until released, ignoring
+  cancellation: it stands for work the engine cannot interrupt (runaway engine traversals are cancelled; see
+  test_server_engine.py).
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class BlockingGraph:
             raise GraphError("the graph is busy")
         return FakeTransaction(self)
 
-    def execute(self, bytecode: Bytecode, tx: Any = None) -> list[Traverser]:
+    def execute(self, bytecode: Bytecode, tx: Any = None, cancellation: Any = None) -> list[Traverser]:
         values: list[Any] = []
         for name, *args in bytecode.step_instructions:
             if name == "inject":

@@ -19,7 +19,7 @@ from gremlin_python.driver.driver_remote_connection import DriverRemoteConnectio
 from gremlin_python.driver.protocol import GremlinServerError
 from gremlin_python.process.anonymous_traversal import traversal
 from gremlin_python.process.graph_traversal import __
-from gremlin_python.process.traversal import P, T
+from gremlin_python.process.traversal import Cardinality, Operator, P, Pick, Pop, Scope, T
 
 pytest.importorskip("lineage_platform.graph.embedded.engine", reason="the embedded engine is not built yet")
 
@@ -98,8 +98,10 @@ def test_a_reader_waiting_too_long_on_a_busy_graph_gets_an_error(serve_graph, tm
         url = serve_graph(graph).url
         tx = traversal().with_remote(remote(url)).tx()
         tx.begin().add_v("table").iterate()
-        with pytest.raises(GremlinServerError, match="graph busy"):
+        with pytest.raises(GremlinServerError, match=r"graph busy.*retry") as caught:
             traversal().with_remote(remote(url)).V().count().next()
+        assert caught.value.status_code == 596  # SERVER_ERROR_TEMPORARY: the client may retry
+        assert caught.value.status_attributes["exceptions"] == ["GraphBusyError"]
         tx.commit()
         assert traversal().with_remote(remote(url)).V().count().next() == 1
     finally:
@@ -145,6 +147,119 @@ def test_a_transaction_commits_while_every_shared_worker_waits_for_it(
         tx.commit()
         assert time.monotonic() - started < 2  # the session's own worker is free to commit
         assert [reader.result(timeout=10) for reader in readers] == [1, 1, 1, 1]
+
+
+def _make_cycle(g) -> object:
+    """Two table vertices with edges a -> b -> a, so repeat() over them never ends by itself; returns a's id."""
+    a = g.add_v("table").property("name", "a").next()
+    b = g.add_v("table").property("name", "b").next()
+    g.V(a.id).add_e("next").to(__.V(b.id)).iterate()
+    g.V(b.id).add_e("next").to(__.V(a.id)).iterate()
+    return a.id
+
+
+RUNAWAYS = (
+    lambda g: g.V().repeat(__.out()).times(10**9).count(),
+    lambda g: g.inject(1).repeat(__.identity()),
+)
+
+
+def test_runaway_traversals_are_cancelled_and_free_their_workers(
+    serve_graph, embedded_graph, remote, caplog
+) -> None:
+    url = serve_graph(embedded_graph, workers=2, evaluation_timeout=0.3).url
+    _make_cycle(traversal().with_remote(remote(url)))
+
+    def run_away(index: int) -> tuple[int, float]:
+        g = traversal().with_remote(remote(url))
+        started = time.monotonic()
+        with pytest.raises(GremlinServerError) as caught:
+            RUNAWAYS[index % 2](g).to_list()
+        return caught.value.status_code, time.monotonic() - started
+
+    with ThreadPoolExecutor(max_workers=4) as pool:  # twice as many runaways as the server has workers
+        answers = list(pool.map(run_away, range(4)))
+    assert all(status == 598 and elapsed < 0.3 + 2 for status, elapsed in answers), answers
+    started = time.monotonic()
+    assert traversal().with_remote(remote(url)).V().count().next() == 2  # the workers and the lock are free
+    assert time.monotonic() - started < 1
+    assert "evaluation exceeded the timeout of 300 ms; cancelling it" in caplog.text
+
+
+def test_a_runaway_traversal_in_a_session_is_rolled_back_and_releases_the_graph(
+    serve_graph, embedded_graph, remote
+) -> None:
+    url = serve_graph(embedded_graph, evaluation_timeout=0.3).url
+    g = traversal().with_remote(remote(url))
+    a = _make_cycle(g)
+    tx = g.tx()
+    gtx = tx.begin()
+    gtx.V(a).property("name", "uncommitted").iterate()
+    with pytest.raises(GremlinServerError, match="598"):
+        RUNAWAYS[0](gtx).to_list()
+    started = time.monotonic()
+    g.V(a).property("name", "written by another client").iterate()  # no wait for the session's lock
+    assert time.monotonic() - started < 1
+    assert sorted(g.V().values("name").to_list()) == ["b", "written by another client"]
+    with pytest.raises(GremlinServerError, match=r"499: session .* timed out"):
+        gtx.V().count().next()
+
+
+def test_shutdown_cancels_running_traversals(serve_graph, embedded_graph, remote) -> None:
+    server = serve_graph(embedded_graph, evaluation_timeout=None)
+    g = traversal().with_remote(remote(server.url))
+    _make_cycle(g)
+    failures: list[Exception] = []
+
+    def run_away() -> None:
+        try:
+            RUNAWAYS[0](g).to_list()
+        except Exception as exc:  # the server closes the connection
+            failures.append(exc)
+
+    runaway = threading.Thread(target=run_away)
+    runaway.start()
+    time.sleep(0.3)
+    assert embedded_graph._lock.holder is not None  # the runaway is running
+    started = time.monotonic()
+    server.stop()
+    runaway.join(timeout=5)
+    assert time.monotonic() - started < 3 and len(failures) == 1
+    assert embedded_graph._lock.holder is None  # rolled back: the store can be closed
+
+
+@pytest.mark.parametrize("served", [True, False], ids=["through the server", "in process"])
+def test_list_and_set_cardinality_and_operator_enums_reach_the_engine(
+    served, serve_graph, embedded_graph, remote
+) -> None:
+    from lineage_platform.graph.connect import EmbeddedRemoteConnection
+
+    connection = (
+        remote(serve_graph(embedded_graph).url) if served else EmbeddedRemoteConnection(embedded_graph)
+    )
+    g = traversal().with_remote(connection)
+    v = (
+        g.add_v("table")
+        .property(Cardinality.list_, "tag", "a")
+        .property(Cardinality.list_, "tag", "a")
+        .next()
+    )
+    g.V(v.id).property(Cardinality.set_, "owner", "x").property(Cardinality.set_, "owner", "x").iterate()
+    g.V(v.id).property(Cardinality.set_, "owner", "y").iterate()
+    assert g.V(v.id).values("tag").to_list() == ["a", "a"]
+    assert sorted(g.V(v.id).values("owner").to_list()) == ["x", "y"]
+    assert g.inject(1, 2, 3).fold().unfold().sum_(Scope.global_).next() == 6
+    assert g.with_sack(1).inject(5).sack(Operator.sum_).sack().next() == 6
+    assert g.V(v.id).values("tag").fold().select(Pop.all_, "x").to_list() == []
+    assert g.V(v.id).choose(__.label()).option(Pick.any_, __.constant("any")).to_list() == ["any"]
+
+
+def test_two_thousand_chained_steps_run_through_the_server(served_url, remote) -> None:
+    g = traversal().with_remote(remote(served_url))
+    counting = g.inject(0)
+    for _ in range(2000):
+        counting = counting.math("_ + 1")
+    assert counting.to_list() == [2000]
 
 
 def test_unknown_steps_are_reported_by_name(served_url, remote) -> None:

@@ -16,7 +16,13 @@ from gremlin_python.process.traversal import P, TextP, Traverser
 from gremlin_python.statics import long
 from gremlin_python.structure.graph import Edge, Property, Vertex, VertexProperty
 
-from lineage_platform.errors import ConfigError, GremlinSyntaxError, StoreLockedError, TraversalError
+from lineage_platform.errors import (
+    ConfigError,
+    GremlinSyntaxError,
+    StoreLockedError,
+    TraversalError,
+    TraversalInterrupted,
+)
 from lineage_platform.graph.embedded.server import ServerSettings, add_user, load_authenticator
 from lineage_platform.graph.embedded.server.auth import Authenticator, hash_password, load_credentials
 from lineage_platform.graph.embedded.server.graphbinary import GraphBinaryCodec, UnserializableResult
@@ -154,6 +160,7 @@ def test_engine_failures_map_to_gremlin_server_statuses() -> None:
     assert status_for(StoreLockedError("held by pid 7"), script=False) == Status.SERVER_ERROR_TEMPORARY
     assert status_for(TraversalError("bad value"), script=False) == Status.SERVER_ERROR
     assert status_for(TraversalError("bad value"), script=True) == Status.SERVER_ERROR_EVALUATION
+    assert status_for(TraversalInterrupted("past its timeout"), script=True) == Status.SERVER_ERROR_TIMEOUT
     assert (
         status_for(GremlinSyntaxError("no", line=1, column=2), script=False) == Status.SERVER_ERROR_EVALUATION
     )
@@ -233,7 +240,7 @@ class _Graph:
         self.log.append("begin")
         return _Tx(self.log)
 
-    def execute(self, bytecode, tx=None):
+    def execute(self, bytecode, tx=None, cancellation=None):
         if tx is None:
             raise TraversalError("expected a transaction")
         return []

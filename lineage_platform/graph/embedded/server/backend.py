@@ -6,6 +6,8 @@ from typing import Protocol
 
 from gremlin_python.process.traversal import Bytecode, Traverser
 
+from lineage_platform.graph.embedded.cancel import Cancellation
+
 
 class Transaction(Protocol):
     """A graph transaction; it holds the graph's write lock until it commits or rolls back."""
@@ -27,8 +29,11 @@ class Transaction(Protocol):
 class GraphBackend(Protocol):
     """A graph that executes bytecode, e.g. ``lineage_platform.graph.embedded.engine.EmbeddedGraph``."""
 
-    def execute(self, bytecode: Bytecode, tx: Transaction | None = None) -> list[Traverser]:
-        """Run one traversal; without ``tx`` it commits on its own (autocommit)."""
+    def execute(
+        self, bytecode: Bytecode, tx: Transaction | None = None, cancellation: Cancellation | None = None
+    ) -> list[Traverser]:
+        """Run one traversal; without ``tx`` it commits on its own (autocommit). Once ``cancellation`` is
+        cancelled it stops, rolls back (the whole ``tx``) and raises TraversalInterrupted."""
         ...
 
     def begin(self) -> Transaction:

@@ -5,7 +5,8 @@ envelope: it writes requests and reads responses. This module adds the other hal
 RequestMessage, write a ResponseMessage) and fills the value gaps a server meets:
 
 * readers for the argument types clients send but gremlinpython cannot read back (P, TextP, Lambda,
-  Class, TraversalStrategy);
+  Class, TraversalStrategy), and for enum values whose Python name differs from the wire name
+  (``Cardinality.list_`` is sent as ``list``, likewise set_, and_, or_, sum_, any_, global_, all_);
 * a writer that materializes element properties (``materializeProperties=all``, the server default),
   picks Int32/Int64/BigInteger by magnitude, writes tuples as lists and frozensets as sets, and refuses values it has no
   serializer for instead of silently writing nothing.
@@ -20,9 +21,25 @@ import io
 import struct
 import uuid
 from collections.abc import Callable
+from enum import Enum
 from typing import Any
 
-from gremlin_python.process.traversal import P, TextP, TraversalStrategy
+from gremlin_python.process.traversal import (
+    DT,
+    Barrier,
+    Cardinality,
+    Column,
+    Merge,
+    Operator,
+    Order,
+    P,
+    Pick,
+    Pop,
+    Scope,
+    T,
+    TextP,
+    TraversalStrategy,
+)
 from gremlin_python.structure.graph import Edge, Vertex, VertexProperty
 from gremlin_python.structure.io.graphbinaryV1 import (
     BigIntIO,
@@ -39,6 +56,7 @@ from gremlin_python.structure.io.graphbinaryV1 import (
     _GraphBinaryTypeIO,
     int32_unpack,
 )
+from gremlin_python.structure.io.util import SymbolUtil
 
 from lineage_platform.graph.embedded.server.messages import (
     MalformedRequest,
@@ -124,6 +142,41 @@ class _StrategyReader(_GraphBinaryTypeIO):
             return TraversalStrategy(fqcn.rsplit(".", 1)[-1], configuration, fqcn)
 
         return cls.is_null(buff, reader, read, nullable)
+
+
+def _enum_reader(enum: type[Enum]) -> type[_GraphBinaryTypeIO]:
+    """A reader for one enum type: the snake_case of the wire name, as gremlinpython reads it, or that name with
+    the trailing underscore Python keywords and builtins get (gremlinpython's reader misses those)."""
+
+    def read(buff: io.BytesIO, reader: GraphBinaryReader) -> Enum:
+        name = SymbolUtil.to_snake_case(str(reader.to_object(buff)))
+        member = enum.__members__.get(name) or enum.__members__.get(name + "_")
+        if member is None:
+            raise ValueError(f"{name!r} is not a {enum.__name__} value")
+        return member
+
+    class _EnumReader(_GraphBinaryTypeIO):
+        @classmethod
+        def objectify(cls, buff, reader, nullable=True):
+            return cls.is_null(buff, reader, read, nullable)
+
+    return _EnumReader
+
+
+# Direction keeps gremlinpython's reader: its wire names are the Python names (OUT, IN, BOTH).
+_ENUMS = {
+    DataType.barrier: Barrier,
+    DataType.cardinality: Cardinality,
+    DataType.column: Column,
+    DataType.dt: DT,
+    DataType.merge: Merge,
+    DataType.operator: Operator,
+    DataType.order: Order,
+    DataType.pick: Pick,
+    DataType.pop: Pop,
+    DataType.scope: Scope,
+    DataType.t: T,
+}
 
 
 class _IntegerWriter(_GraphBinaryTypeIO):
@@ -226,6 +279,7 @@ class GraphBinaryCodec:
                 DataType.lambda_: _LambdaReader,
                 DataType.clazz: _ClassReader,
                 DataType.traversalstrategy: _StrategyReader,
+                **{data_type: _enum_reader(enum) for data_type, enum in _ENUMS.items()},
             }
         )
         self._writers = {True: _ResultWriter(materialize=True), False: _ResultWriter(materialize=False)}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
@@ -22,7 +23,14 @@ from typing import Any
 
 from gremlin_python.process.traversal import Bytecode, Traverser
 
-from lineage_platform.errors import GremlinSyntaxError, LineageError, TraversalError, UnsupportedStepError
+from lineage_platform.errors import (
+    GremlinSyntaxError,
+    LineageError,
+    TraversalError,
+    TraversalInterrupted,
+    UnsupportedStepError,
+)
+from lineage_platform.graph.embedded.cancel import Cancellation
 from lineage_platform.graph.embedded.server.backend import GraphBackend
 from lineage_platform.graph.embedded.server.messages import RequestMessage, Status
 from lineage_platform.graph.embedded.server.sessions import Session, SessionError, SessionRegistry
@@ -81,7 +89,10 @@ class RequestOptions:
 
 
 def status_for(exc: BaseException, *, script: bool) -> Status:
-    """The status an engine failure is reported with: 596 for transient ones (retry may help)."""
+    """The status an engine failure is reported with: 598 for an interrupted traversal, 596 for transient
+    failures such as a busy graph (retry may help)."""
+    if isinstance(exc, TraversalInterrupted):
+        return Status.SERVER_ERROR_TIMEOUT
     if isinstance(exc, LineageError) and exc.transient:
         return Status.SERVER_ERROR_TEMPORARY
     if script or isinstance(exc, GremlinSyntaxError):
@@ -120,25 +131,40 @@ def _tx_operation(bytecode: Bytecode) -> str | None:
     return None
 
 
+def _log_stopped(cancelled_at: float) -> Callable[[Future], None]:
+    """A done-callback logging when a cancelled evaluation's worker became free again."""
+
+    def stopped(_future: Future) -> None:
+        log.info(
+            "the cancelled evaluation stopped %.3f s later; its worker is free",
+            time.monotonic() - cancelled_at,
+        )
+
+    return stopped
+
+
 def _values(traversers: list[Traverser]) -> list[Any]:
     return [t.object for t in traversers for _ in range(t.bulk)]
 
 
 def run_script(
-    graph: GraphBackend, script: str, bindings: dict[str, Any], tx_execute: Callable | None
+    execute: Callable[[Bytecode, Cancellation], list[Traverser]],
+    script: str,
+    bindings: dict[str, Any],
+    cancellation: Cancellation,
 ) -> list:
     """Run a Gremlin script as Gremlin Server's Groovy engine would: statements ending in a terminal step
     (``next()``, ``iterate()``, ...) run in order, a bare traversal runs only as the last statement (its
-    values are the script's result); the result is the last statement's values."""
+    values are the script's result); the result is the last statement's values. ``execute`` runs one
+    traversal (autocommit or in a session)."""
     from lineage_platform.graph.gremlin_text import parse_script
 
-    execute = tx_execute or graph.execute
     statements = parse_script(script, bindings)
     result: list[Any] = []
     for index, parsed in enumerate(statements):
         if parsed.terminal is None and index < len(statements) - 1:
             continue
-        values = _values(execute(parsed.bytecode))
+        values = _values(execute(parsed.bytecode, cancellation))
         result = _apply_terminal(values, parsed.terminal, parsed.terminal_args)
     return result
 
@@ -189,6 +215,12 @@ class Operations:
         self._sessions = sessions
         self._pool = pool
         self._sources = frozenset(traversal_sources)
+        self._running: set[Cancellation] = set()  # of the requests being answered (event loop thread only)
+
+    def cancel_all(self, reason: str) -> None:
+        """Stop every running evaluation (server shutdown): their workers roll back and become free."""
+        for cancellation in self._running:
+            cancellation.cancel(reason)
 
     async def run(self, request: RequestMessage, options: RequestOptions, connection_id: int) -> Outcome:
         """Answer one request; every failure becomes an error Outcome, nothing raises."""
@@ -235,30 +267,41 @@ class Operations:
 
     async def _await(
         self,
-        future: Future,
+        start: Callable[[Cancellation], Future],
         options: RequestOptions,
         script: bool,
         on_timeout: Callable[[], None] | None = None,
     ) -> Outcome:
+        """Run ``start(cancellation)``'s work; past the timeout cancel it (the engine stops at its next check,
+        rolls back and frees the worker) and answer 598."""
+        cancellation = Cancellation()
+        future = start(cancellation)
+        self._running.add(cancellation)
         try:
             traversers = await asyncio.wait_for(asyncio.wrap_future(future), options.timeout)
         except TimeoutError:
+            message = f"evaluation exceeded the timeout of {options.timeout * 1000:.0f} ms"
+            cancellation.cancel(message)  # a request still queued is dropped by wait_for's cancel
             if on_timeout is not None:
                 on_timeout()
-            log.warning(
-                "evaluation exceeded %.3f s; its worker is abandoned until it finishes", options.timeout
-            )
+            log.warning("%s; cancelling it", message)
+            future.add_done_callback(_log_stopped(time.monotonic()))
             return Outcome.error(
                 Status.SERVER_ERROR_TIMEOUT,
-                f"evaluation exceeded the timeout of {options.timeout * 1000:.0f} ms "
-                "(raise it with evaluationTimeout, e.g. g.with_('evaluationTimeout', 60000))",
+                f"{message} (raise it with evaluationTimeout, e.g. g.with_('evaluationTimeout', 60000))",
             )
         except LineageError as exc:
             return Outcome.error(status_for(exc, script=script), str(exc), exc)
         except Exception as exc:
             log.exception("the graph failed on a request")
             return Outcome.error(status_for(exc, script=script), f"{type(exc).__name__}: {exc}", exc)
+        finally:
+            self._running.discard(cancellation)
         return Outcome(results=traversers) if traversers else NO_CONTENT
+
+    def _autocommit(self, bytecode: Bytecode, cancellation: Cancellation) -> list[Traverser]:
+        """Run one traversal outside any session (it commits on its own). Worker only."""
+        return self._graph.execute(bytecode, None, cancellation)
 
     # -- handlers --------------------------------------------------------------------------------------
 
@@ -268,27 +311,38 @@ class Operations:
         bytecode = self._bytecode_arg(request.args)
         if _tx_operation(bytecode) is not None:
             raise InvalidRequest("g.tx() commit/rollback needs a session: use g.tx().begin() first")
-        return await self._await(self._pool.submit(self._graph.execute, bytecode), options, script=False)
+        return await self._await(
+            lambda cancellation: self._pool.submit(self._autocommit, bytecode, cancellation),
+            options,
+            script=False,
+        )
 
     async def _session_bytecode(self, request: RequestMessage, options: RequestOptions, conn: int) -> Outcome:
         bytecode = self._bytecode_arg(request.args)
         session = self._session_arg(request.args, conn)
         operation = _tx_operation(bytecode)
         if operation is None:
-            call: Callable[[], Any] = lambda: session.execute(bytecode)  # noqa: E731
+            call: Callable[[Cancellation], Any] = lambda cancellation: session.execute(  # noqa: E731
+                bytecode, cancellation
+            )
         elif operation in _TX_OPERATIONS:
-            call = lambda: getattr(session, operation)()  # noqa: E731
+            call = lambda _cancellation: getattr(session, operation)()  # noqa: E731
         else:
             raise InvalidRequest(f"unknown transaction operation tx().{operation}()")
         return await self._in_session(session, call, options, script=False)
 
     async def _in_session(
-        self, session: Session, call: Callable[[], Any], options: RequestOptions, *, script: bool
+        self,
+        session: Session,
+        call: Callable[[Cancellation], Any],
+        options: RequestOptions,
+        *,
+        script: bool,
     ) -> Outcome:
         session.active_requests += 1
         try:
             return await self._await(
-                session.submit(call),
+                lambda cancellation: session.submit(call, cancellation),
                 options,
                 script,
                 on_timeout=lambda: self._sessions.end(session.id, "a request in it timed out"),
@@ -318,10 +372,17 @@ class Operations:
         self._check_aliases(request.args)
         if request.processor == "session":
             session = self._session_arg(request.args, conn)
-            call = lambda: run_script(self._graph, script, bindings, session.execute)  # noqa: E731
+            call = lambda cancellation: run_script(  # noqa: E731
+                session.execute, script, bindings, cancellation
+            )
             return await self._in_session(session, call, options, script=True)
-        future = self._pool.submit(run_script, self._graph, script, bindings, None)
-        return await self._await(future, options, script=True)
+        return await self._await(
+            lambda cancellation: self._pool.submit(
+                run_script, self._autocommit, script, bindings, cancellation
+            ),
+            options,
+            script=True,
+        )
 
     _HANDLERS: dict[tuple[str, str], Callable[..., Any]] = {
         ("traversal", "bytecode"): _traversal_bytecode,

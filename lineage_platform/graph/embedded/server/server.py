@@ -134,11 +134,13 @@ class GremlinServer:
         log.info("serving the graph on %s (auth: %s)", self.url, "on" if self._authenticator else "off")
 
     async def stop(self) -> None:
-        """Stop accepting, close client connections, roll back open sessions, release the workers."""
+        """Stop accepting, cancel running evaluations, close client connections, roll back open sessions,
+        release the workers."""
         if self._reaper is not None:
             self._reaper.cancel()
         if self._site is not None:
             await self._site.stop()
+        self._operations.cancel_all("the server is shutting down")
         closing = [
             connection.ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
             for connection in self._connections

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from gremlin_python.process.traversal import Bytecode, Traverser
 
+from lineage_platform.graph.embedded.cancel import Cancellation
 from lineage_platform.graph.embedded.server.backend import GraphBackend, Transaction
 
 log = logging.getLogger(__name__)
@@ -45,11 +46,11 @@ class Session:
         """Run ``fn(*args)`` on this session's worker, after everything submitted before it."""
         return self._worker.submit(fn, *args)
 
-    def execute(self, bytecode: Bytecode) -> list[Traverser]:
+    def execute(self, bytecode: Bytecode, cancellation: Cancellation | None = None) -> list[Traverser]:
         """Run a traversal inside the session's transaction, opening one if none is open. Worker only."""
         if self._tx is None or not self._tx.is_open:
             self._tx = self._graph.begin()
-        return self._graph.execute(bytecode, self._tx)
+        return self._graph.execute(bytecode, self._tx, cancellation)
 
     def commit(self) -> None:
         """Commit the open transaction, if any. Worker only."""
