@@ -28,7 +28,7 @@ from gremlin_python.structure.graph import Vertex
 from gremlin_python.structure.io.graphsonV3d0 import FloatIO
 from janusgraph_python.structure.io.graphsonV3d0 import JanusGraphSONReader, JanusGraphSONWriter
 
-from lineage_platform.errors import GraphError
+from lineage_platform.errors import GraphError, TraversalInterrupted
 
 # progress(phase, done, total): phase "vertices"/"edges"; done and total in the phase's own unit
 # (bytes of the file for import, vertices for export)
@@ -434,21 +434,34 @@ def _write_edges(
 
 # what a graph raises when it refuses a write: the embedded engine's errors, or a Gremlin Server's reply
 _REJECTED = (GraphError, GremlinServerError)
+# Gremlin Server statuses that are about the server's state, not the request: temporary (596), timeout (598)
+_SERVER_STATE_STATUSES = frozenset({596, 598})
+
+
+def _is_about_the_lines(exc: Exception) -> bool:
+    """Whether a rejected write is the lines' fault; a busy or timed-out graph is not, and must not put good
+    lines in the side file."""
+    if getattr(exc, "transient", False) or isinstance(exc, TraversalInterrupted):
+        return False
+    return getattr(exc, "status_code", None) not in _SERVER_STATE_STATUSES
 
 
 def _flush(write: Callable[[list[Any]], None], batch: list[Any], bad: _BadLines) -> None:
     """Write a batch; when bad lines are kept aside and the batch fails, retry item by item so only the
-    rejected items (each one is ``(line, text, ...)``) go to the side file."""
+    rejected items (each one is ``(line, text, ...)``) go to the side file. A graph that is busy or timed out
+    stops the import with its error instead."""
     try:
         write(batch)
         return
-    except _REJECTED:
-        if bad.path is None:
+    except _REJECTED as exc:
+        if bad.path is None or not _is_about_the_lines(exc):
             raise
     for item in batch:
         try:
             write([item])
         except _REJECTED as exc:
+            if not _is_about_the_lines(exc):
+                raise
             bad.keep(item[0], f"rejected by the graph: {exc}", item[1])
 
 

@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from gremlin_python.process.anonymous_traversal import traversal
 
 from lineage_platform.cli.graph_io_commands import export, import_
-from lineage_platform.errors import GraphError
-from lineage_platform.graph.connect import connect
+from lineage_platform.errors import GraphBusyError, GraphError
+from lineage_platform.graph.connect import EmbeddedRemoteConnection, connect
+from lineage_platform.graph.embedded.engine import EmbeddedGraph
 from lineage_platform.graph.graphson import (
     EdgeRecord,
     GraphSONFormatError,
@@ -175,6 +177,21 @@ def test_skip_bad_keeps_bad_lines_aside_and_goes_on(tmp_path):
     assert "not JSON" in kept[0]["reason"] and kept[0]["text"] == "{broken"
     assert "goes to vertex 2" in kept[1]["reason"]
     assert g.V().has("name", "marko").out("knows").values("name").to_list() == ["josh"]
+
+
+def test_a_busy_graph_stops_the_import_and_files_no_good_line(tmp_path):
+    graph = EmbeddedGraph(None, lock_timeout=0.2)
+    g = traversal().with_remote(EmbeddedRemoteConnection(graph))
+    holder = g.tx()  # another client's open transaction holds the graph
+    holder.begin().add_v("person").iterate()
+    side = tmp_path / "bad.jsonl"
+    try:
+        with pytest.raises(GraphBusyError, match="graph busy"):
+            import_graph(g, DATA / "tinkerpop-modern.json", bad_lines_file=side)
+    finally:
+        holder.rollback()
+    assert not side.exists() or side.read_text() == ""
+    assert import_graph(g, DATA / "tinkerpop-modern.json").vertices == 6  # the retry the error asks for
 
 
 def test_cli_import_and_export(tmp_path):
