@@ -4,7 +4,8 @@ For every selected stripe, columns whose variant is unlocked take the variant's 
 compressed: ORC compresses first, then encrypts), and the variant's column encodings; every other column keeps
 its unencrypted (masked) streams. Bloom filters of encrypted columns are dropped: ORC 2.3.0 writes one built
 from the plaintext into the unencrypted area. The new tail has no encryption section and no statistics
-(stale masked statistics must not describe clear values).
+(stale masked statistics must not describe clear values). A ``StripePart`` rebuilds only a stripe's first
+rows, decrypting only byte windows of its encrypted streams (see ``seek``).
 """
 
 from __future__ import annotations

@@ -55,6 +55,8 @@ def may_match(predicate: Predicate, stats: ColumnStats | None) -> bool:
         return True
     try:
         low, high = stats.minimum, stats.maximum
+        if isinstance(high, datetime.datetime):
+            high += datetime.timedelta(milliseconds=1)  # statistics keep milliseconds: the true max is below
         values = predicate.value if predicate.op == "IN" else (predicate.value,)
         wanted = [_like_stats(v, low) for v in values]  # type: ignore[union-attr]
         if predicate.op in ("=", "IN"):
