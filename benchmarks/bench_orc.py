@@ -4,7 +4,9 @@ Spark (ORC Java) writes one table twice, plain and with half of its columns encr
 
 * baseline pyorc: rows as Python tuples from the plain file; baseline pyarrow: an Arrow table of it;
 * project: every key unlocked, clear values as an Arrow table and as Python rows;
-* the share of the project's read spent in AES-CTR.
+* the share of the project's read spent in AES-CTR;
+* selective reads (one row group by predicate, a 500-row range) against the full decrypting read: time and
+  bytes decrypted.
 
     .venv/bin/python benchmarks/bench_orc.py                 # 200,000 rows, < 2 minutes
     .venv/bin/python benchmarks/bench_orc.py --rows 2000000  # bigger
@@ -78,6 +80,29 @@ def _pyorc_rows(path: Path) -> int:
         return sum(1 for _ in pyorc.Reader(handle))
 
 
+def _selective(path: Path, store: LocalKeyStore, rows: int) -> dict[str, Any]:
+    """Seconds and bytes decrypted: the full read, one row group by predicate, a small row range."""
+    reader = EncryptedOrcReader(path, store)
+    reader.unlock(ENCRYPTED)
+    middle = rows // 2
+    reads = {
+        "full": {},
+        "one row group (where: id in 10 rows)": {"where": f"id >= {middle} AND id < {middle + 10}"},
+        "row range of 500 rows": {"rows": (middle + 123, middle + 623)},
+    }
+    out: dict[str, Any] = {}
+    for name, options in reads.items():
+        seconds = _best(lambda options=options: reader.read(**options))
+        table = reader.read(**options)
+        stats = reader.last_read
+        out[name] = (
+            (seconds, stats.bytes_decrypted)
+            if name == "full"
+            else (seconds, stats.bytes_decrypted, table.num_rows)
+        )
+    return out
+
+
 def main() -> None:
     """Run the benchmark and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -109,6 +134,7 @@ def main() -> None:
                 aes_seconds[0] += time.perf_counter() - start
 
         assert project_arrow().num_rows == args.rows
+        selective = _selective(encrypted, store, args.rows)
         results = {
             "pyorc rows, plain file (baseline)": _best(lambda: _pyorc_rows(plain), 1),
             "pyarrow table, plain file (baseline)": _best(lambda: pa_orc.ORCFile(str(plain)).read()),
@@ -133,6 +159,16 @@ def main() -> None:
             f"{baseline_rows / seconds:8.2f}x {baseline_arrow / seconds:9.2f}x"
         )
     print(f"share of the project's Arrow read spent in AES-CTR: {aes_seconds[0] / total:.1%}")
+    full_seconds, full_bytes = selective.pop("full")
+    print(
+        f"{'selective read (all columns)':42} {'seconds':>8} {'rows':>8} {'MB decrypted':>13} {'time':>7} {'bytes':>7}"
+    )
+    print(f"{'full decrypting read':42} {full_seconds:8.4f} {args.rows:8,} {full_bytes / 1e6:13.2f}")
+    for name, (seconds, decrypted, rows) in selective.items():
+        print(
+            f"{name:42} {seconds:8.4f} {rows:8,} {decrypted / 1e6:13.2f} "
+            f"{full_seconds / seconds:6.1f}x {full_bytes / max(decrypted, 1):6.1f}x less"
+        )
 
 
 if __name__ == "__main__":

@@ -92,5 +92,5 @@ def read_as_user(
                 hint="filter on a shown column",
             )
     reader.unlock([n for n in report.clear if n in encrypted])
-    report.stripes = reader.stripes_for(None, rows) if rows else reader.stripes_for(where)
+    report.stripes = reader.stripes_for(where, rows)
     return reader.read(shown, where=where, rows=rows), report

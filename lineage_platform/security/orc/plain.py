@@ -4,7 +4,8 @@ For every selected stripe, columns whose variant is unlocked take the variant's 
 compressed: ORC compresses first, then encrypts), and the variant's column encodings; every other column keeps
 its unencrypted (masked) streams. Bloom filters of encrypted columns are dropped: ORC 2.3.0 writes one built
 from the plaintext into the unencrypted area. The new tail has no encryption section and no statistics
-(stale masked statistics must not describe clear values).
+(stale masked statistics must not describe clear values). A ``StripePart`` rebuilds only a stripe's first
+rows, decrypting only byte windows of its encrypted streams (see ``seek``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from lineage_platform.security.orc.compression import decompress, store_original
 from lineage_platform.security.orc.crypto import ctr_decrypt, stream_iv
 from lineage_platform.security.orc.keys import VariantKeys
 from lineage_platform.security.orc.protowire import BYTES, Message, decode, encode
+from lineage_platform.security.orc.read_stats import ReadStats
 from lineage_platform.security.orc.tail import OrcTail, StripeInfo
 
 ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8, DICTIONARY_COUNT = 6, 7, 8, 4
@@ -49,6 +51,25 @@ class StripeLayout:
     variant_encodings: dict[int, list[bytes]]  # variant index -> ColumnEncoding per column from its root
 
 
+@dataclass(frozen=True)
+class StripePart:
+    """The part of a stripe to rebuild: its first ``rows`` rows, and for the encrypted streams listed only the
+    byte ``windows`` decrypted (the rest left zero, never handed to the decoder); other streams whole."""
+
+    rows: int
+    windows: dict[tuple[int, int], list[tuple[int, int]]]  # (column, stream kind) -> [(start, end)]
+
+
+def read_stripe_bytes(tail: OrcTail, stripe: StripeInfo) -> bytes:
+    """The stripe's index, data and footer bytes, as stored."""
+    with open(tail.path, "rb") as handle:
+        handle.seek(stripe.offset)
+        raw = handle.read(stripe.end - stripe.offset)
+    if len(raw) != stripe.end - stripe.offset:
+        raise SecurityError(f"{tail.path}: stripe {stripe.index} is truncated", hint="the file is truncated")
+    return raw
+
+
 def read_stripe_footer(tail: OrcTail, stripe: StripeInfo, raw_footer: bytes) -> StripeLayout:
     """Parse a stripe footer and locate its streams (index area then data area; unencrypted, then variants)."""
     footer = decode(decompress(raw_footer, tail.codec, tail.block_size, f"stripe {stripe.index} footer"))
@@ -79,38 +100,44 @@ def read_stripe_footer(tail: OrcTail, stripe: StripeInfo, raw_footer: bytes) -> 
     return StripeLayout(footer, located, encodings, variant_encodings)
 
 
-def plain_orc(tail: OrcTail, keys: dict[int, VariantKeys], stripes: Iterable[int] | None = None) -> bytes:
-    """A complete plain ORC file (bytes) holding the selected stripes (default: all)."""
+def plain_orc(
+    tail: OrcTail,
+    keys: dict[int, VariantKeys],
+    stripes: Iterable[int] | None = None,
+    *,
+    parts: dict[int, StripePart] | None = None,
+    stats: ReadStats | None = None,
+) -> bytes:
+    """A complete plain ORC file (bytes) holding the selected stripes (default: all); a stripe in ``parts``
+    holds only that part. ``stats`` counts the bytes decrypted."""
     selected = [tail.stripes[i] for i in (range(len(tail.stripes)) if stripes is None else stripes)]
     owner = {c.id: keys[v.root] for c in tail.columns if (v := tail.variant_of(c.id)) and v.root in keys}
+    counters = stats if stats is not None else ReadStats()
     out = bytearray(b"ORC")
     stripe_infos: list[Message] = []
-    with open(tail.path, "rb") as handle:
-        for stripe in selected:
-            handle.seek(stripe.offset)
-            raw = handle.read(stripe.end - stripe.offset)
-            if len(raw) != stripe.end - stripe.offset:
-                raise SecurityError(
-                    f"{tail.path}: stripe {stripe.index} is truncated", hint="the file is truncated"
-                )
-            body, index_length, footer = _plain_stripe(tail, stripe, raw, owner)
-            stripe_infos.append(
-                Message().with_fields(
-                    [
-                        (1, len(out)),
-                        (2, index_length),
-                        (3, len(body) - index_length),
-                        (4, len(footer)),
-                        (5, stripe.rows),
-                    ]
-                )
+    total_rows = 0
+    for stripe in selected:
+        part = (parts or {}).get(stripe.index)
+        raw = read_stripe_bytes(tail, stripe)
+        body, index_length, footer = _plain_stripe(tail, stripe, raw, owner, part, counters)
+        rows = stripe.rows if part is None else part.rows
+        stripe_infos.append(
+            Message().with_fields(
+                [(1, len(out)), (2, index_length), (3, len(body) - index_length), (4, len(footer)), (5, rows)]
             )
-            out += body + footer
-    return bytes(out + _plain_tail(tail, stripe_infos, len(out), sum(s.rows for s in selected)))
+        )
+        out += body + footer
+        total_rows += rows
+    return bytes(out + _plain_tail(tail, stripe_infos, len(out), total_rows))
 
 
 def _plain_stripe(
-    tail: OrcTail, stripe: StripeInfo, raw: bytes, owner: dict[int, VariantKeys]
+    tail: OrcTail,
+    stripe: StripeInfo,
+    raw: bytes,
+    owner: dict[int, VariantKeys],
+    part: StripePart | None,
+    stats: ReadStats,
 ) -> tuple[bytes, int, bytes]:
     """(index + data bytes, index length, compressed footer) of one stripe in plain form."""
     data_end = stripe.index_length + stripe.data_length
@@ -133,7 +160,8 @@ def _plain_stripe(
         if keys is None and stream.variant is None:
             kept.append((stream, raw[stream.start : stream.start + stream.length]))
         elif keys is not None and stream.variant == keys.variant.index:
-            kept.append((stream, _decrypted(stream, stripe, keys, raw)))
+            windows = part.windows.get((stream.column, stream.kind)) if part else None
+            kept.append((stream, _decrypted(stream, stripe, keys, raw, windows, stats)))
     kept.sort(key=lambda item: item[0].kind not in INDEX_KINDS)  # stable: index area first
     index_length = sum(s.length for s, _ in kept if s.kind in INDEX_KINDS)
     footer = layout.footer.without(1, 2, 4).with_fields(
@@ -144,10 +172,26 @@ def _plain_stripe(
     return b"".join(b for _, b in kept), index_length, store_original(encode(footer), tail.codec)
 
 
-def _decrypted(stream: StreamLocation, stripe: StripeInfo, keys: VariantKeys, raw: bytes) -> bytes:
-    """One variant stream of a stripe in clear (still compressed)."""
+def _decrypted(
+    stream: StreamLocation,
+    stripe: StripeInfo,
+    keys: VariantKeys,
+    raw: bytes,
+    windows: list[tuple[int, int]] | None,
+    stats: ReadStats,
+) -> bytes:
+    """One variant stream of a stripe in clear (still compressed): whole, or only its ``windows``."""
     iv = stream_iv(stream.column, stream.kind, stripe.encrypt_stripe_id)
-    return ctr_decrypt(keys.stripe_keys[stripe.index], iv, raw[stream.start : stream.start + stream.length])
+    key = keys.stripe_keys[stripe.index]
+    data = raw[stream.start : stream.start + stream.length]
+    if windows is None:
+        stats.bytes_decrypted += len(data)
+        return ctr_decrypt(key, iv, data)
+    out = bytearray(len(data))
+    for start, end in windows:
+        out[start:end] = ctr_decrypt(key, iv, data[start:end], start)
+        stats.bytes_decrypted += end - start
+    return bytes(out)
 
 
 def _plain_tail(tail: OrcTail, stripes: list[Message], content_end: int, rows: int) -> bytes:

@@ -1,15 +1,16 @@
-"""``--where`` conditions: skip stripes whose statistics rule a condition out, then filter rows exactly.
+"""``--where`` conditions: skip stripes and row groups whose statistics rule a condition out, then filter
+rows exactly.
 
 Conditions are ANDed ``column op constant`` tests, parsed by the permission layer's ``parse_rows``.
-Statistics are only used to skip; the exact filter always runs, so a stripe kept by mistake costs time,
-never correctness.
+Statistics are only used to skip; the exact filter always runs, so a stripe or row group kept by mistake
+costs time, never correctness.
 """
 
 from __future__ import annotations
 
 import datetime
 import decimal
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -54,6 +55,8 @@ def may_match(predicate: Predicate, stats: ColumnStats | None) -> bool:
         return True
     try:
         low, high = stats.minimum, stats.maximum
+        if isinstance(high, datetime.datetime):
+            high += datetime.timedelta(milliseconds=1)  # statistics keep milliseconds: the true max is below
         values = predicate.value if predicate.op == "IN" else (predicate.value,)
         wanted = [_like_stats(v, low) for v in values]  # type: ignore[union-attr]
         if predicate.op in ("=", "IN"):
@@ -62,6 +65,14 @@ def may_match(predicate: Predicate, stats: ColumnStats | None) -> bool:
         return {"<": low < value, "<=": low <= value, ">": high > value, ">=": high >= value}[predicate.op]
     except (TypeError, ValueError, decimal.InvalidOperation):
         return True  # not comparable: keep the stripe
+
+
+def matching_groups(
+    predicates: Sequence[Predicate], stats: dict[str, Sequence[ColumnStats | None]], groups: Iterable[int]
+) -> list[int]:
+    """The row groups among ``groups`` whose statistics (``stats``: per predicate column, one entry per row
+    group of the stripe) do not rule out any predicate."""
+    return [g for g in groups if all(may_match(p, stats[p.column][g]) for p in predicates)]
 
 
 def row_filter(table: pa.Table, predicates: Sequence[Predicate]) -> pa.Table:

@@ -143,6 +143,11 @@ class OrcTail:
         """Rows in the file."""
         return self.footer.int(6)
 
+    @property
+    def row_index_stride(self) -> int:
+        """Rows per row group (ORC's default 10,000 when the footer does not say)."""
+        return self.footer.int(8) or 10_000
+
     def variant_of(self, column: int) -> Variant | None:
         """The encryption variant holding ``column``, if any."""
         return next((v for v in self.variants if v.covers(column)), None)

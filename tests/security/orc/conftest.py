@@ -1,6 +1,6 @@
 """Encrypted ORC files written once per test session by ORC Java through PySpark, plus their keys.
 
-Every codec gets one file of 4,000 rows in several stripes, with every Spark-writable ORC type, nulls in
+Every codec gets one file of 10,000 rows in several stripes of several 1,000-row groups, with every Spark-writable ORC type, nulls in
 every column but ``id``, two master keys (``pii``: 128-bit, rolled once; ``secret``: 256-bit) holding several
 columns each, three mask kinds, and bloom filters requested on an encrypted column.
 """
@@ -41,7 +41,7 @@ def orc_files(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
             .option("orc.encrypt", ENCRYPT)
             .option("orc.mask", MASKS)
             .option("orc.bloom.filter.columns", "name,email")
-            .option("orc.stripe.size", 65536)
+            .option("orc.stripe.size", 1 << 20)
             .option("orc.rows.between.memory.checks", 500)
             .option("orc.row.index.stride", 1000)
             .save(str(target))

@@ -10,8 +10,11 @@ from typing import Any
 
 from orc_test_kms import LocalHadoopKms
 
+from lineage_platform.security.kms import LocalKeyStore
+from lineage_platform.security.orc import EncryptedOrcReader
+
 CODECS = ("none", "zlib", "snappy", "zstd", "lz4")
-ROWS = 4000
+ROWS = 10_000
 SCHEMA = (
     "id bigint, flag boolean, tiny tinyint, small smallint, num int, ratio float, score double, "
     "amount decimal(12,2), name string, blob binary, day date, at timestamp, nums array<int>, "
@@ -22,6 +25,7 @@ ENCRYPT = "pii:ssn,email,salary,dob;secret:profile,tags,attrs"
 MASKS = "nullify:ssn;sha256:email;redact:dob"
 PII_COLUMNS = ("ssn", "email", "salary", "dob")
 SECRET_COLUMNS = ("profile", "tags", "attrs")
+ENCRYPTED = PII_COLUMNS + SECRET_COLUMNS
 
 
 def source_row(i: int) -> tuple[Any, ...]:
@@ -62,3 +66,30 @@ class OrcFixture:
     kms: LocalHadoopKms
     keystore: Path
     keys: dict[str, list[bytes]]
+
+
+def normal(value: Any) -> Any:
+    """Arrow's map form (list of pairs) as a dict, recursively, so rows compare with the source."""
+    if isinstance(value, list) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+        return {k: normal(v) for k, v in value}
+    if isinstance(value, list):
+        return [normal(v) for v in value]
+    if isinstance(value, dict):
+        return {k: normal(v) for k, v in value.items()}
+    return value
+
+
+def as_source(rows: list[dict[str, Any]], columns: list[str]) -> list[tuple[Any, ...]]:
+    """Decoded rows in the form of the source rows (empty maps as dicts)."""
+    return [tuple(normal(row[c]) if row[c] != [] else _empty_like(c) for c in columns) for row in rows]
+
+
+def _empty_like(column: str) -> Any:
+    return {} if column in ("props", "attrs") else []
+
+
+def unlocked(orc_files: OrcFixture, codec: str) -> EncryptedOrcReader:
+    """A reader of the ``codec`` file with every key unlocked."""
+    reader = EncryptedOrcReader(orc_files.files[codec], LocalKeyStore(orc_files.keystore))
+    assert reader.unlock(ENCRYPTED) == list(ENCRYPTED)
+    return reader

@@ -12,7 +12,7 @@ from typing import Any
 
 import pyorc
 import pytest
-from orc_test_data import CODECS, PII_COLUMNS, SECRET_COLUMNS, OrcFixture
+from orc_test_data import CODECS, ENCRYPTED, SECRET_COLUMNS, OrcFixture, as_source, normal, unlocked
 
 from lineage_platform.cli import invoke
 from lineage_platform.errors import SecurityError
@@ -22,42 +22,16 @@ from lineage_platform.security.orc.inspect import describe
 from lineage_platform.security.policy import Grant, PolicyStore
 
 pytestmark = [pytest.mark.slow, pytest.mark.spark]
-ENCRYPTED = PII_COLUMNS + SECRET_COLUMNS
 SSN, EMAIL, SALARY = 15, 16, 17  # positions in the source rows
-
-
-def _normal(value: Any) -> Any:
-    """Arrow's map form (list of pairs) as a dict, recursively, so rows compare with the source."""
-    if isinstance(value, list) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
-        return {k: _normal(v) for k, v in value}
-    if isinstance(value, list):
-        return [_normal(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _normal(v) for k, v in value.items()}
-    return value
-
-
-def _as_source(rows: list[dict[str, Any]], columns: list[str]) -> list[tuple[Any, ...]]:
-    return [tuple(_normal(row[c]) if row[c] != [] else _empty_like(c) for c in columns) for row in rows]
-
-
-def _empty_like(column: str) -> Any:
-    return {} if column in ("props", "attrs") else []
-
-
-def _unlocked(orc_files: OrcFixture, codec: str) -> EncryptedOrcReader:
-    reader = EncryptedOrcReader(orc_files.files[codec], LocalKeyStore(orc_files.keystore))
-    assert reader.unlock(ENCRYPTED) == list(ENCRYPTED)
-    return reader
 
 
 @pytest.mark.parametrize("codec", CODECS)
 def test_decrypted_rows_equal_the_source_for_every_codec(orc_files: OrcFixture, codec: str) -> None:
-    reader = _unlocked(orc_files, codec)
+    reader = unlocked(orc_files, codec)
     assert len(reader.tail.stripes) >= 3
     assert {v.algorithm for v in reader.tail.variants} == {1, 2}  # 128- and 256-bit master keys
     assert {v.key_version for v in reader.tail.variants if v.key_name == "pii"} == {1}  # rolled key
-    assert _as_source(reader.rows(), orc_files.columns) == orc_files.rows
+    assert as_source(reader.rows(), orc_files.columns) == orc_files.rows
 
 
 @pytest.mark.parametrize("codec", ["zlib", "lz4"])
@@ -68,7 +42,7 @@ def test_without_keys_the_masked_view_equals_pyorc(orc_files: OrcFixture, codec:
         theirs = list(
             pyorc.Reader(handle, column_names=("id", *ENCRYPTED), struct_repr=pyorc.StructRepr.DICT)
         )
-    assert [_normal(list(r.values())) for r in mine] == [_normal(list(r.values())) for r in theirs]
+    assert [normal(list(r.values())) for r in mine] == [normal(list(r.values())) for r in theirs]
     clear = {r[0]: r for r in orc_files.rows}
     assert all(r["ssn"] is None for r in mine)  # nullify
     sample = mine[11]
@@ -77,7 +51,7 @@ def test_without_keys_the_masked_view_equals_pyorc(orc_files: OrcFixture, codec:
 
 
 def test_row_ranges_and_stripes_land_on_the_right_rows(orc_files: OrcFixture) -> None:
-    reader = _unlocked(orc_files, "zstd")
+    reader = unlocked(orc_files, "zstd")
     got = reader.read(columns=["id", "ssn", "profile"], rows=(1234, 3210)).to_pylist()
     assert [r["id"] for r in got] == list(range(1234, 3210))
     assert [r["ssn"] for r in got] == [row[SSN] for row in orc_files.rows[1234:3210]]
@@ -87,7 +61,7 @@ def test_row_ranges_and_stripes_land_on_the_right_rows(orc_files: OrcFixture) ->
 
 
 def test_where_skips_stripes_by_clear_statistics_and_filters_exactly(orc_files: OrcFixture) -> None:
-    reader = _unlocked(orc_files, "snappy")
+    reader = unlocked(orc_files, "snappy")
     assert reader.stripes_for("salary < 50010") == [0]  # salary's statistics are encrypted; clear ones decide
     got = reader.read(columns=["id", "salary"], where="salary < 50010 AND id > 1").to_pylist()
     assert got == [{"id": i, "salary": 50000 + i * 2.5} for i in (2, 3)]  # salary is null on rows 0 and 4
@@ -271,3 +245,4 @@ def test_encrypted_union_columns_decrypt(spark: Any, orc_files: OrcFixture, tmp_
     assert reader.read(["u"]).column("u").to_pylist() == [None] * 1000
     reader.unlock(["u"])
     assert reader.read(["u"]).column("u").to_pylist() == expected
+    assert reader.read(["u"], rows=(101, 140)).column("u").to_pylist() == expected[101:140]
