@@ -47,3 +47,12 @@ def modern(g: GraphTraversalSource) -> GraphTraversalSource:
     for eid, out_id, label, in_id, weight in edges:
         g.V(out_id).add_e(label).to(__.V(in_id)).property(T.id, eid).property("weight", weight).iterate()
     return g
+
+
+@pytest.fixture
+def cycle(g: GraphTraversalSource) -> GraphTraversalSource:
+    """Two vertices a and b with edges a -> b -> a: repeat() over them never ends by itself."""
+    g.add_v("node").property("name", "a").as_("a").add_v("node").property("name", "b").as_("b").add_e(
+        "next"
+    ).from_("a").to("b").add_e("next").from_("b").to("a").iterate()
+    return g

@@ -16,15 +16,6 @@ from lineage_platform.graph.embedded.engine import EmbeddedGraph
 SLACK = 1.5  # seconds a cancelled traversal may take to notice, on a busy machine
 
 
-@pytest.fixture
-def cycle(g: GraphTraversalSource) -> GraphTraversalSource:
-    """Two vertices a and b with edges a -> b -> a: repeat() over them never ends by itself."""
-    g.add_v("node").property("name", "a").as_("a").add_v("node").property("name", "b").as_("b").add_e(
-        "next"
-    ).from_("a").to("b").add_e("next").from_("b").to("a").iterate()
-    return g
-
-
 def _runaways(g: GraphTraversalSource) -> dict[str, GraphTraversal]:
     """Traversals that never end on the cycle (within any test's patience)."""
     fan_out = g.V()

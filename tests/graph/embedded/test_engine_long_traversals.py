@@ -11,15 +11,6 @@ from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.engine import EmbeddedGraph
 
 
-@pytest.fixture
-def cycle(g: GraphTraversalSource) -> GraphTraversalSource:
-    """Two vertices a and b with edges a -> b -> a."""
-    g.add_v("node").property("name", "a").as_("a").add_v("node").property("name", "b").as_("b").add_e(
-        "next"
-    ).from_("a").to("b").add_e("next").from_("b").to("a").iterate()
-    return g
-
-
 def test_two_thousand_chained_steps_run(cycle: GraphTraversalSource) -> None:
     counting = cycle.inject(0)
     walking = cycle.V().has("name", "a")
