@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from lineage_platform.cdc.outbox import Outbox
     from lineage_platform.model import Dataset, RunInfo, StatementLineage
 
+KNOWN_EDGES_LIMIT = 1_000_000  # edge keys a writer remembers before it starts over (memory bound)
 GUID_NAMESPACE = uuid.UUID("5f0c7d2e-8a43-4c0e-9a51-6b3c1f2d7e90")
 
 
@@ -187,6 +188,8 @@ class LineageWriter:
         self.created_by = created_by
         self.outbox = outbox
         self._ids: dict[tuple[str, str], Any] = {}
+        # edges this writer has upserted: later runs of the same statement skip them (bounded; only saves work)
+        self._known_edges: set[tuple] = set()
 
     def write(self, statements: Iterable[StatementLineage], run: RunInfo | None = None) -> WriteSummary:
         """Write statements that share one run's provenance (or none)."""
@@ -217,7 +220,8 @@ class LineageWriter:
             tx.commit()
         except BaseException:
             tx.rollback()
-            self._ids.clear()  # ids learnt in the rolled-back transaction may not exist
+            self._ids.clear()  # ids and edges learnt in the rolled-back transaction may not exist
+            self._known_edges.clear()
             raise
         return summary
 
@@ -238,8 +242,12 @@ class LineageWriter:
             if created_ops is not None:
                 for key in (key for key, c in zip(chunk, created) if c):
                     created_ops.extend(self._vertex_ops(key, batch, token))
-        for chunk in _chunks(list(batch.edges.items()), self.batch_size):
+        edges = [(key, props) for key, props in batch.edges.items() if key not in self._known_edges]
+        for chunk in _chunks(edges, self.batch_size):
             summary.edges += self._upsert_edges(g, chunk, token, created_ops)
+            if len(self._known_edges) > KNOWN_EDGES_LIMIT:
+                self._known_edges.clear()
+            self._known_edges.update(key for key, _ in chunk)
         summary.seconds = time.perf_counter() - started
         return summary
 

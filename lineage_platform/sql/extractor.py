@@ -6,6 +6,7 @@ analysis``; each pass receives only the keyword options its signature names.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import threading
 from collections import OrderedDict
@@ -113,16 +114,22 @@ def run_passes(
 ) -> StatementAnalysis:
     """Run ``passes`` in order (stopping after ``until``), each given the options its signature names."""
     for step in passes:
-        accepted = inspect.signature(step).parameters
+        accepted = _parameters(step)
         analysis = step(analysis, **{k: v for k, v in options.items() if k in accepted})
         if step is until:
             break
     return analysis
 
 
+@functools.cache
+def _parameters(step: Pass) -> tuple[str, ...]:
+    """The parameter names of a pass (inspect.signature is too slow to ask per statement)."""
+    return tuple(inspect.signature(step).parameters)
+
+
 def _check_options(passes: Sequence[Pass], options: dict[str, Any]) -> None:
     """Refuse options no pass takes (a misspelt ``function_rules`` would otherwise be ignored)."""
-    accepted = {name for step in passes for name in list(inspect.signature(step).parameters)[1:]}
+    accepted = {name for step in passes for name in _parameters(step)[1:]}
     unknown = sorted(set(options) - accepted)
     if unknown:
         raise SqlError(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from gremlin_python.process.graph_traversal import __
 
+from lineage_platform.graph.connect import connect
 from lineage_platform.graph.writer import LineageWriter, statement_key
 from lineage_platform.model import ColumnEdge, Dataset, RunInfo, StatementLineage
 
@@ -117,3 +118,36 @@ def test_a_second_run_of_the_same_statement_adds_only_the_run(g) -> None:
     assert (summary.vertices, summary.runs, summary.edges) == (1, 1, 1)
     assert g.V().has_label("process").count().next() == 1
     assert g.V().has_label("run").count().next() == 2
+
+
+def test_one_writer_writing_many_runs_keeps_the_graph_exact(g) -> None:
+    later = RunInfo(**{**RUN.__dict__, "start_time": "2024-05-02T01:00:00"})
+    writer = LineageWriter(g, batch_size=3)
+    writer.write([ORDERS, DAILY], RUN)
+    summary = writer.write([ORDERS, DAILY], later)  # the edges it wrote before are not sent again
+    assert (summary.vertices, summary.runs, summary.edges) == (2, 2, 2)  # a run and its hasRun per statement
+    reference = connect("memory:")
+    for run in (RUN, later):
+        LineageWriter(reference).write([ORDERS, DAILY], run)  # fresh writers: nothing remembered
+    assert _counts(g) == _counts(reference)
+
+
+class _OutboxDownOnce:
+    """An outbox whose first record() fails, so the writer's first flush rolls back."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def record(self, g, ops) -> None:
+        self.calls += 1
+        if self.calls == 1:
+            raise RuntimeError("outbox down")
+
+
+def test_a_rolled_back_flush_is_written_in_full_by_the_next_one(g) -> None:
+    writer = LineageWriter(g, outbox=_OutboxDownOnce())
+    with pytest.raises(RuntimeError, match="outbox down"):
+        writer.write_runs([(ORDERS, RUN), (DAILY, None)])
+    assert g.V().count().next() == 0
+    writer.write_runs([(ORDERS, RUN), (DAILY, None)])  # nothing learnt in the rolled-back flush is trusted
+    assert _counts(g) == {"database": 3, "table": 3, "column": 6, "process": 2, "run": 1, "E": 18}

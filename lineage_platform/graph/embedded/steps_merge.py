@@ -206,15 +206,15 @@ def _endpoint(value: Any, options: dict[Any, Any], t: Trav, c: Compiler, which: 
 
 
 def _edge_candidates(c: Compiler, ends: dict[Any, VertexRec], label: Any) -> Iterable[EdgeRec]:
-    if Direction.OUT in ends:
-        adjacency = ends[Direction.OUT].out_e
-    elif Direction.IN in ends:
-        adjacency = ends[Direction.IN].in_e
-    else:
+    """Edges that may match: those of the end with fewer edges (of the label), or every edge without ends."""
+    adjacencies = [ends[Direction.OUT].out_e] if Direction.OUT in ends else []
+    adjacencies += [ends[Direction.IN].in_e] if Direction.IN in ends else []
+    if not adjacencies:
         return list(c.graph.edges.values())
     if label is not None:
-        return list(adjacency.get(label, {}).values())
-    return [e for bucket in adjacency.values() for e in bucket.values()]
+        return list(min((a.get(label, {}) for a in adjacencies), key=len).values())
+    buckets = min(adjacencies, key=lambda a: sum(len(bucket) for bucket in a.values()))
+    return [e for bucket in buckets.values() for e in bucket.values()]
 
 
 @step("mergeE")
