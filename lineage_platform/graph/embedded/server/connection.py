@@ -130,7 +130,7 @@ class Connection:
     async def _wait_for_slot(self) -> None:
         """Backpressure: wait, reading nothing more, until fewer than ``max_in_flight`` requests run. Frames are
         not read meanwhile, so a lost connection is noticed from the transport instead."""
-        while True:
+        while self._slots.locked():
             try:
                 async with asyncio.timeout(SLOT_WAIT_CHECK_SECONDS):
                     await self._slots.acquire()
@@ -138,6 +138,7 @@ class Connection:
             except TimeoutError:
                 if self._transport is None or self._transport.is_closing():
                     raise ClientGone("the client disconnected while its requests ran") from None
+        await self._slots.acquire()  # a slot is free: no wait, and no timer to arm
 
     async def _cancel_requests(self) -> None:
         """Cancel the requests still running: their engine traversals stop and free their workers."""
