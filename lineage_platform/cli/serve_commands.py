@@ -114,6 +114,13 @@ def _store_path(store: str | None, graph_url: str | None) -> Path:
     show_default=True,
     help="Threads running sessionless requests.",
 )
+@_serve_option(
+    "--max-in-flight",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Requests one connection may have running at once; its further frames wait unread.",
+)
 def serve(
     store: str | None,
     graph_url: str | None,
@@ -128,6 +135,7 @@ def serve(
     result_batch_size: int,
     write_timeout: float,
     workers: int,
+    max_in_flight: int,
 ) -> None:
     """Serve the embedded graph over the Gremlin Server WebSocket protocol until SIGTERM or Ctrl-C."""
     from lineage_platform.graph.embedded import server
@@ -150,6 +158,7 @@ def serve(
         max_frame_bytes=int(max_frame_mib * 1024 * 1024),
         write_timeout=write_timeout,
         workers=workers,
+        max_in_flight=max_in_flight,
     )
     authenticator = server.load_authenticator(settings)
     path = _store_path(store, graph_url)

@@ -4,22 +4,27 @@
   after the test; ``served_url`` is that for a fresh embedded graph in ``tmp_path``.
 * ``remote(url, **kwargs)`` opens a gremlinpython DriverRemoteConnection with the serializer ``connect()``
   uses (JanusGraph's GraphBinary) and closes it after the test.
-* ``raw_client(url)`` sends and reads single GraphBinary frames (to count 206s or send broken frames).
+* ``raw_client(url)`` sends and reads single GraphBinary frames over a bare aiohttp WebSocket (to count 206s,
+  send broken frames, pipeline several requests before reading, or disconnect abruptly).
+* ``wait_until(condition, timeout)`` polls until a condition holds (state another thread changes).
 * ``blocking_graph`` is a stand-in graph whose ``inject(...).block()`` traversal waits until released, ignoring
   cancellation: it stands for work the engine cannot interrupt (runaway engine traversals are cancelled; see
-  test_server_engine.py).
+  test_server_engine.py). It counts the blocks running at once.
 """
 
 from __future__ import annotations
 
+import asyncio
+import socket
 import threading
+import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import aiohttp
 import pytest
-from gremlin_python.driver.aiohttp.transport import AiohttpTransport
 from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
 from gremlin_python.driver.serializer import GraphBinarySerializersV1
 from gremlin_python.process.traversal import Bytecode, Traverser
@@ -27,6 +32,8 @@ from janusgraph_python.driver.serializer import JanusGraphBinarySerializersV1
 
 from lineage_platform.errors import GraphError, UnsupportedStepError
 from lineage_platform.graph.embedded.server import BackgroundServer, ServerSettings
+
+T = TypeVar("T")
 
 
 class FakeTransaction:
@@ -56,6 +63,9 @@ class BlockingGraph:
         self.lock = threading.Lock()
         self.release = threading.Event()
         self.started = threading.Event()
+        self.running = 0
+        self.most_running = 0
+        self._counting = threading.Lock()
         self.lock_timeout = lock_timeout
         self.closed = False
 
@@ -75,14 +85,37 @@ class BlockingGraph:
             elif name == "opaque":
                 values.append(object())
             elif name == "block":
-                self.started.set()
-                self.release.wait()
+                self._block()
             else:
                 raise UnsupportedStepError(f"the step {name}() is not supported")
         return [Traverser(v, 1) for v in values]
 
+    def _block(self) -> None:
+        with self._counting:
+            self.running += 1
+            self.most_running = max(self.most_running, self.running)
+        self.started.set()
+        self.release.wait()
+        with self._counting:
+            self.running -= 1
+
     def close(self) -> None:
         self.closed = True
+
+
+def _wait_until(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
+
+
+@pytest.fixture
+def wait_until() -> Callable[..., bool]:
+    """``wait_until(condition, timeout=5.0)``: poll until the condition holds; returns whether it did."""
+    return _wait_until
 
 
 @pytest.fixture
@@ -136,25 +169,37 @@ def remote() -> Iterator[Callable[..., DriverRemoteConnection]]:
 
 
 class RawClient:
-    """A bare WebSocket client speaking GraphBinary frames, to see individual frames and send broken ones."""
+    """A bare WebSocket client speaking GraphBinary frames, to see individual frames, send broken ones, send
+    several requests before reading any answer, and disconnect abruptly."""
 
-    def __init__(self, url: str) -> None:
-        self._transport = AiohttpTransport(read_timeout=10, write_timeout=10)
-        self._transport.connect(url)
+    def __init__(self, url: str, read_timeout: float = 10.0) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._read_timeout = read_timeout
         self._serializer = GraphBinarySerializersV1()
+        self._session = self._run(self._open_session())
+        self._ws = self._run(self._session.ws_connect(url, max_msg_size=0))
+
+    def _run(self, work: Coroutine[Any, Any, T]) -> T:
+        return self._loop.run_until_complete(work)
+
+    @staticmethod
+    async def _open_session() -> aiohttp.ClientSession:
+        return aiohttp.ClientSession()
 
     def send_frame(self, frame: bytes) -> None:
-        self._transport.write(frame)
+        self._run(self._ws.send_bytes(frame))
 
-    def send(
-        self, processor: str, op: str, args: dict[str, Any], request_id: uuid.UUID | None = None
-    ) -> uuid.UUID:
-        request_id = request_id or uuid.uuid4()
-        self.send_frame(self._serializer.build_message(request_id, processor, op, dict(args)))
-        return request_id
+    def send(self, processor: str, op: str, args: dict[str, Any], request_id: str | None = None) -> str:
+        """Send one request; returns its id as responses carry it."""
+        request_uuid = uuid.UUID(request_id) if request_id else uuid.uuid4()
+        self.send_frame(self._serializer.build_message(request_uuid, processor, op, dict(args)))
+        return str(request_uuid)
 
     def read(self) -> dict[str, Any]:
-        return self._serializer.deserialize_message(self._transport.read())
+        message = self._run(self._ws.receive(timeout=self._read_timeout))
+        if message.type != aiohttp.WSMsgType.BINARY:
+            raise RuntimeError(f"the connection was closed ({message.type.name})")
+        return self._serializer.deserialize_message(message.data)
 
     def read_until_final(self) -> list[dict[str, Any]]:
         frames = [self.read()]
@@ -162,16 +207,24 @@ class RawClient:
             frames.append(self.read())
         return frames
 
+    def drop(self) -> None:
+        """Disconnect as a killed client would: shut the TCP connection down without a closing handshake."""
+        self._ws.get_extra_info("socket").shutdown(socket.SHUT_RDWR)
+
     def close(self) -> None:
-        self._transport.close()
+        if self._loop.is_closed():
+            return
+        self._run(self._ws.close())
+        self._run(self._session.close())
+        self._loop.close()
 
 
 @pytest.fixture
-def raw_client() -> Iterator[Callable[[str], RawClient]]:
+def raw_client() -> Iterator[Callable[..., RawClient]]:
     opened: list[RawClient] = []
 
-    def open_client(url: str) -> RawClient:
-        client = RawClient(url)
+    def open_client(url: str, read_timeout: float = 10.0) -> RawClient:
+        client = RawClient(url, read_timeout)
         opened.append(client)
         return client
 

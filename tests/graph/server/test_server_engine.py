@@ -20,6 +20,7 @@ from gremlin_python.driver.protocol import GremlinServerError
 from gremlin_python.process.anonymous_traversal import traversal
 from gremlin_python.process.graph_traversal import __
 from gremlin_python.process.traversal import Cardinality, Operator, P, Pick, Pop, Scope, T
+from gremlin_python.structure.graph import Graph
 
 pytest.importorskip("lineage_platform.graph.embedded.engine", reason="the embedded engine is not built yet")
 
@@ -203,6 +204,43 @@ def test_a_runaway_traversal_in_a_session_is_rolled_back_and_releases_the_graph(
     assert sorted(g.V().values("name").to_list()) == ["b", "written by another client"]
     with pytest.raises(GremlinServerError, match=r"499: session .* timed out"):
         gtx.V().count().next()
+
+
+@pytest.mark.parametrize("leave", ["close", "drop"])
+def test_a_client_leaving_mid_request_cancels_its_traversals(
+    leave, serve_graph, embedded_graph, remote, raw_client, wait_until, caplog
+) -> None:
+    """One worker: another client is answered only once the leaver's runaway is cancelled. ``drop`` leaves
+    without a closing handshake while a second runaway waits unread for the connection's only slot."""
+    url = serve_graph(embedded_graph, workers=1, max_in_flight=1, evaluation_timeout=8).url
+    g = traversal().with_remote(remote(url))
+    _make_cycle(g)
+    leaver = raw_client(url)
+    for _ in range(2 if leave == "drop" else 1):
+        leaver.send("traversal", "bytecode", {"gremlin": RUNAWAYS[0](g).bytecode})
+    assert wait_until(lambda: embedded_graph._lock.holder is not None)  # the runaway is running
+    started = time.monotonic()
+    leaver.drop() if leave == "drop" else leaver.close()
+    assert g.V().count().next() == 2
+    assert time.monotonic() - started < 2  # not after the 8 s evaluation timeout
+    assert "closed with 1 request(s) running; cancelling them" in caplog.text
+
+
+def test_pipelined_requests_of_a_session_run_in_order(served_url, raw_client, remote) -> None:
+    g = traversal().with_graph(Graph())  # only builds bytecode
+    steps = [
+        g.add_v("table").property("name", "a"),
+        g.V().has("name", "a").add_e("next").to(__.add_v("table").property("name", "b")),
+        g.V().has("name", "a").out("next").values("name"),
+    ]
+    client = raw_client(served_url)
+    sent = [client.send("session", "bytecode", {"gremlin": t.bytecode, "session": "s-1"}) for t in steps]
+    replies = [client.read() for _ in sent]
+    assert [r["requestId"] for r in replies] == sent
+    assert [t.object for t in replies[-1]["result"]["data"]] == ["b"]  # the read saw both writes
+    client.send("session", "close", {"session": "s-1"})
+    assert client.read()["status"]["code"] == 204
+    assert traversal().with_remote(remote(served_url)).V().count().next() == 0  # never committed
 
 
 def test_shutdown_cancels_running_traversals(serve_graph, embedded_graph, remote) -> None:

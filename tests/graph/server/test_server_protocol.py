@@ -32,15 +32,6 @@ def _blocking(traversal_):
     return traversal_
 
 
-def _wait_until(condition, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()
-
-
 def test_results_are_streamed_in_batches(serve_graph, blocking_graph, raw_client, remote) -> None:
     server = serve_graph(blocking_graph)
     client = raw_client(server.url)
@@ -127,7 +118,7 @@ def test_slow_traversals_time_out_while_others_are_served(serve_graph, blocking_
 
 
 def test_a_timed_out_transaction_is_rolled_back_and_its_session_refused(
-    serve_graph, blocking_graph, remote
+    wait_until, serve_graph, blocking_graph, remote
 ) -> None:
     server = serve_graph(blocking_graph, evaluation_timeout=0.3)
     g = traversal().with_remote(remote(server.url))
@@ -137,12 +128,14 @@ def test_a_timed_out_transaction_is_rolled_back_and_its_session_refused(
     with pytest.raises(GremlinServerError, match="598"):
         _blocking(gtx.inject(1)).to_list()
     blocking_graph.release.set()
-    assert _wait_until(lambda: not blocking_graph.lock.locked())
+    assert wait_until(lambda: not blocking_graph.lock.locked())
     with pytest.raises(GremlinServerError, match=r"499: session .* timed out"):
         gtx.inject(1).to_list()
 
 
-def test_a_disconnect_rolls_back_the_clients_transaction(serve_graph, blocking_graph, raw_client) -> None:
+def test_a_disconnect_rolls_back_the_clients_transaction(
+    wait_until, serve_graph, blocking_graph, raw_client
+) -> None:
     server = serve_graph(blocking_graph)
     client = raw_client(server.url)
     client.send("session", "bytecode", {"gremlin": _bytecode(["inject", 1]), "session": "s-1"})
@@ -155,23 +148,23 @@ def test_a_disconnect_rolls_back_the_clients_transaction(serve_graph, blocking_g
     assert reply["code"] == 499 and "another connection" in reply["message"]
 
     client.close()
-    assert _wait_until(lambda: not blocking_graph.lock.locked())
+    assert wait_until(lambda: not blocking_graph.lock.locked())
     assert len(server.server.sessions) == 0
 
 
-def test_idle_transactions_are_rolled_back(serve_graph, blocking_graph, raw_client) -> None:
+def test_idle_transactions_are_rolled_back(wait_until, serve_graph, blocking_graph, raw_client) -> None:
     server = serve_graph(blocking_graph, session_timeout=0.2)
     client = raw_client(server.url)
     client.send("session", "bytecode", {"gremlin": _bytecode(["inject", 1]), "session": "s-1"})
     assert client.read()["status"]["code"] == 200
-    assert _wait_until(lambda: not blocking_graph.lock.locked())
+    assert wait_until(lambda: not blocking_graph.lock.locked())
     client.send("session", "bytecode", {"gremlin": _bytecode(["inject", 1]), "session": "s-1"})
     reply = client.read()["status"]
     assert reply["code"] == 499 and "idle for more than 0.2 s" in reply["message"]
 
 
 def test_a_client_that_stops_reading_is_dropped_and_rolled_back(
-    serve_graph, blocking_graph, raw_client
+    wait_until, serve_graph, blocking_graph, raw_client
 ) -> None:
     server = serve_graph(blocking_graph, write_timeout=0.5)
     slow = raw_client(server.url)
@@ -180,7 +173,7 @@ def test_a_client_that_stops_reading_is_dropped_and_rolled_back(
     # ~40 MB of results that the client never reads: the socket buffers fill and the server's write stalls
     big = _bytecode(["big", 4000, 10_000])
     slow.send("session", "bytecode", {"gremlin": big, "session": "s-1", "batchSize": 1})
-    assert _wait_until(lambda: not blocking_graph.lock.locked(), timeout=10)
+    assert wait_until(lambda: not blocking_graph.lock.locked(), timeout=10)
     assert len(server.server.sessions) == 0
 
 
@@ -210,3 +203,65 @@ def test_login_is_required_when_credentials_are_configured(
         assert anonymous.read()["status"]["code"] == 401
     with pytest.raises(RuntimeError, match="closed"):
         anonymous.read()
+
+
+def test_pipelined_requests_are_answered_as_they_finish(serve_graph, blocking_graph, raw_client) -> None:
+    client = raw_client(serve_graph(blocking_graph).url, read_timeout=3)
+    slow = client.send("traversal", "bytecode", {"gremlin": _bytecode(["inject", 1], ["block"])})
+    fast = client.send("traversal", "bytecode", {"gremlin": _bytecode(["inject", 2, 3, 4]), "batchSize": 1})
+    frames = client.read_until_final()  # while the slow request still runs
+    assert [(f["requestId"], f["status"]["code"]) for f in frames] == [(fast, 206), (fast, 206), (fast, 200)]
+    assert [t.object for f in frames for t in f["result"]["data"]] == [2, 3, 4]
+    blocking_graph.release.set()
+    reply = client.read()
+    assert (reply["requestId"], reply["status"]["code"]) == (slow, 200)
+
+
+def test_requests_in_flight_per_connection_are_bounded(
+    wait_until, serve_graph, blocking_graph, raw_client, remote
+) -> None:
+    server = serve_graph(blocking_graph, max_in_flight=2)
+    client = raw_client(server.url)
+    sent = [client.send("traversal", "bytecode", {"gremlin": _bytecode(["block"])}) for _ in range(4)]
+    assert wait_until(lambda: blocking_graph.running == 2)
+    time.sleep(0.2)  # the other two frames wait unread
+    assert blocking_graph.running == 2
+    g = traversal().with_remote(remote(server.url))
+    assert g.inject(1).to_list() == [1]  # other connections have windows of their own
+    blocking_graph.release.set()
+    replies = [client.read() for _ in sent]
+    assert sorted(r["requestId"] for r in replies) == sorted(sent)
+    assert {r["status"]["code"] for r in replies} == {204}
+    assert blocking_graph.most_running == 2
+
+
+def test_pipelined_requests_never_run_before_the_login(
+    serve_graph, blocking_graph, raw_client, tmp_path: Path
+) -> None:
+    credentials = tmp_path / "creds.txt"
+    add_user(credentials, "spark", "s3cret")
+    server = serve_graph(blocking_graph, Authenticator.from_file(credentials))
+    right, wrong = "AHNwYXJrAHMzY3JldA==", "AHNwYXJrAGd1ZXNz"
+
+    client = raw_client(server.url)
+    first = client.send("traversal", "bytecode", {"gremlin": _bytecode(["inject", 1])})
+    second = client.send("traversal", "bytecode", {"gremlin": _bytecode(["block"])})
+    client.send("traversal", "authentication", {"sasl": right}, request_id=first)
+    third = client.send("traversal", "bytecode", {"gremlin": _bytecode(["inject", 3])})
+    replies = [client.read() for _ in range(4)]
+    assert [(r["requestId"], r["status"]["code"]) for r in replies[:2]] == [(first, 407), (second, 401)]
+    assert "authenticate first" in replies[1]["status"]["message"]
+    answers = {r["requestId"]: [t.object for t in r["result"]["data"]] for r in replies[2:]}
+    assert answers == {first: [1], third: [3]}
+
+    stranger = raw_client(server.url)
+    first = stranger.send("traversal", "bytecode", {"gremlin": _bytecode(["block"])})
+    stranger.send("traversal", "authentication", {"sasl": wrong}, request_id=first)
+    later = stranger.send("traversal", "bytecode", {"gremlin": _bytecode(["block"])})
+    replies = [stranger.read() for _ in range(3)]
+    assert [(r["requestId"], r["status"]["code"]) for r in replies] == [
+        (first, 407),
+        (first, 401),
+        (later, 407),
+    ]
+    assert not blocking_graph.started.is_set()  # neither the refused nor the unauthenticated request ran

@@ -1,8 +1,15 @@
-"""One client WebSocket: read request frames, authenticate, run ops, stream responses in batches.
+"""One client WebSocket: read request frames, authenticate, run ops concurrently, stream their responses.
 
-Requests on one connection are answered one after another (gremlinpython sends one at a time per pooled
-connection). A failure in one request never closes the connection; a client that stops reading for
-longer than the write timeout, or that disconnects, is dropped and its sessions are rolled back.
+The reader keeps reading while requests run: each request becomes a task, at most ``max_in_flight`` per
+connection (beyond that the reader waits, so the client's frames wait in the socket: backpressure). Responses of
+different requests may interleave, matched by requestId as in Gremlin Server; the frames of one response stay in
+order, and one frame is written at a time. Requests of one session still run in arrival order (each is handed
+to the session's worker thread before the next frame is read). Authentication and malformed frames are
+handled by the reader itself, so no request starts before the SASL exchange has completed.
+
+A failure in one request never closes the connection. When the client disconnects, or stops reading for longer
+than the write timeout, the requests still running are cancelled (their engine traversals stop at the next
+check) and its sessions are rolled back.
 """
 
 from __future__ import annotations
@@ -10,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
@@ -35,6 +43,8 @@ from lineage_platform.graph.embedded.server.sessions import SessionRegistry
 log = logging.getLogger(__name__)
 _connection_ids = itertools.count(1)
 MAX_FAILED_LOGINS = 3
+SLOT_WAIT_CHECK_SECONDS = 0.1  # how often a reader waiting for a free slot looks for a lost connection
+T = TypeVar("T")
 
 
 class ClientGone(Exception):
@@ -48,6 +58,7 @@ class ConnectionLimits:
     batch_size: int
     evaluation_timeout: float | None
     write_timeout: float
+    max_in_flight: int
 
 
 class Connection:
@@ -56,6 +67,7 @@ class Connection:
     def __init__(
         self,
         ws: web.WebSocketResponse,
+        transport: asyncio.BaseTransport | None,
         peer: str,
         operations: Operations,
         sessions: SessionRegistry,
@@ -64,6 +76,7 @@ class Connection:
     ) -> None:
         self.id = next(_connection_ids)
         self.ws = ws
+        self._transport = transport
         self._peer = peer
         self._operations = operations
         self._sessions = sessions
@@ -73,13 +86,19 @@ class Connection:
         self._user: str | None = None
         self._awaiting_auth: RequestMessage | None = None
         self._failed_logins = 0
+        self._slots = asyncio.Semaphore(limits.max_in_flight)
+        self._requests: set[asyncio.Task[None]] = set()
+        self._writing = asyncio.Lock()
 
     async def serve(self) -> None:
-        """Answer frames until the client leaves; then roll back the sessions it left open."""
+        """Read frames until the client leaves, running requests as tasks; then cancel those still running
+        and roll back the sessions the client left open."""
         try:
             async for message in self.ws:
                 if message.type == WSMsgType.BINARY:
-                    await self._answer(message.data)
+                    request = await self._guarded(self._admit(message.data), None)
+                    if request is not None:
+                        await self._start(request)
                 elif message.type == WSMsgType.TEXT:
                     await self._send_error(
                         None, Status.REQUEST_ERROR_MALFORMED_REQUEST, "send requests as binary frames"
@@ -90,19 +109,74 @@ class Connection:
         except ClientGone as exc:
             log.warning("connection %s from %s abandoned: %s", self.id, self._peer, exc)
         finally:
+            await self._cancel_requests()
             self._sessions.end_owned_by(self.id, "its client disconnected")
             if not self.ws.closed:
                 await self._close_quietly()
 
-    async def _answer(self, frame: bytes) -> None:
-        """Answer one frame; a bug in answering it costs that request only, not the connection."""
+    async def _start(self, request: RequestMessage) -> None:
+        """Run ``request`` as a task once a slot is free. The task reaches its worker queue (a session's
+        ordered thread included) before the reader takes the next frame: tasks start in creation order and
+        nothing before the hand-over awaits."""
+        await self._wait_for_slot()
+        task = asyncio.create_task(self._answer(request), name=f"gremlin-request-{request.request_id}")
+        self._requests.add(task)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._requests.discard(task)
+        self._slots.release()
+
+    async def _wait_for_slot(self) -> None:
+        """Backpressure: wait, reading nothing more, until fewer than ``max_in_flight`` requests run. Frames are
+        not read meanwhile, so a lost connection is noticed from the transport instead."""
+        while self._slots.locked():
+            try:
+                async with asyncio.timeout(SLOT_WAIT_CHECK_SECONDS):
+                    await self._slots.acquire()
+                return
+            except TimeoutError:
+                if self._transport is None or self._transport.is_closing():
+                    raise ClientGone("the client disconnected while its requests ran") from None
+        await self._slots.acquire()  # a slot is free: no wait, and no timer to arm
+
+    async def _cancel_requests(self) -> None:
+        """Cancel the requests still running: their engine traversals stop and free their workers."""
+        running = list(self._requests)
+        if not running:
+            return
+        log.warning(
+            "connection %s from %s closed with %d request(s) running; cancelling them",
+            self.id,
+            self._peer,
+            len(running),
+        )
+        for task in running:
+            task.cancel()
+        await asyncio.wait(running)
+
+    async def _answer(self, request: RequestMessage) -> None:
+        """Run one request and stream its response (a task of its own); abandons the connection if the
+        client is gone."""
         try:
-            await self._on_frame(frame)
+            await self._guarded(self._respond(request), request.request_id)
+        except ClientGone as exc:
+            if self._transport is not None and not self._transport.is_closing():  # else already ending
+                log.warning("connection %s from %s abandoned: %s", self.id, self._peer, exc)
+                self._transport.abort()  # ends the reader, which cancels the other requests
+
+    async def _guarded(self, work: Awaitable[T], request_id: Any) -> T | None:
+        """Await ``work``; a bug in it costs that request only: it is logged and answered with 500."""
+        try:
+            return await work
         except ClientGone:
             raise
         except Exception:
             log.exception("connection %s: answering a request failed", self.id)
-            await self._send_error(None, Status.SERVER_ERROR, "internal server error (see the server log)")
+            await self._send_error(
+                request_id, Status.SERVER_ERROR, "internal server error (see the server log)"
+            )
+            return None
 
     async def _close_quietly(self) -> None:
         try:
@@ -111,7 +185,9 @@ class Connection:
         except (TimeoutError, OSError):
             log.info("connection %s: closing handshake did not complete", self.id)
 
-    async def _on_frame(self, frame: bytes) -> None:
+    async def _admit(self, frame: bytes) -> RequestMessage | None:
+        """Decode a frame and pass it through authentication; returns the request to run, if any. Malformed
+        frames and the SASL exchange are answered here."""
         try:
             mime, body = split_mime_header(frame)
             if mime != self._codec.mime_type:
@@ -120,14 +196,15 @@ class Connection:
         except MalformedRequest as exc:
             log.warning("connection %s: malformed request: %s", self.id, exc)
             await self._send_error(exc.request_id, exc.status, str(exc))
-            return
+            return None
         if self._authenticator is not None and self._user is None:
-            request = await self._authenticate(request)
-            if request is None:
-                return
-        elif request.op == "authentication":
+            return await self._authenticate(request)
+        if request.op == "authentication":
             await self._send(ResponseMessage(request.request_id, Status.NO_CONTENT), materialize=False)
-            return
+            return None
+        return request
+
+    async def _respond(self, request: RequestMessage) -> None:
         try:
             options = RequestOptions.from_args(
                 request.args,
@@ -149,9 +226,20 @@ class Connection:
         raise ClientGone(reason)
 
     async def _authenticate(self, request: RequestMessage) -> RequestMessage | None:
-        """SASL PLAIN: challenge with 407, check the answer; returns the request to run once authenticated."""
+        """SASL PLAIN: challenge with 407, check the answer; returns the request to run once authenticated.
+
+        Only one request waits for the login: another one sent before the SASL answer is refused with 401
+        without running (as Gremlin Server does), and does not count as a failed login."""
         assert self._authenticator is not None
         if request.op != "authentication":
+            if self._awaiting_auth is not None:
+                await self._send_error(
+                    request.request_id,
+                    Status.UNAUTHORIZED,
+                    f"authenticate first: request {self._awaiting_auth.request_id} is waiting for the SASL "
+                    "answer",
+                )
+                return None
             self._awaiting_auth = request
             await self._send(
                 ResponseMessage(request.request_id, Status.AUTHENTICATE, "authentication required"),
@@ -223,12 +311,14 @@ class Connection:
         await self._write(self._codec.encode_response(response, materialize=materialize))
 
     async def _write(self, frame: bytes) -> None:
-        """Send one frame, giving up on clients that do not read it within the write timeout."""
-        if self.ws.closed:
-            raise ClientGone("the client closed the connection")
+        """Send one frame once no other is being sent, giving up on clients that do not read it within the
+        write timeout."""
         try:
-            async with asyncio.timeout(self._limits.write_timeout):
-                await self.ws.send_bytes(frame)
+            async with self._writing:  # one frame at a time; the timeout starts once it is this frame's turn
+                if self.ws.closed:
+                    raise ClientGone("the client closed the connection")
+                async with asyncio.timeout(self._limits.write_timeout):
+                    await self.ws.send_bytes(frame)
         except TimeoutError as exc:
             raise ClientGone(
                 f"the client did not read a response within {self._limits.write_timeout:g} s"

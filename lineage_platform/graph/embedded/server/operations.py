@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, Future
@@ -131,8 +132,11 @@ def _tx_operation(bytecode: Bytecode) -> str | None:
     return None
 
 
-def _log_stopped(cancelled_at: float) -> Callable[[Future], None]:
-    """A done-callback logging when a cancelled evaluation's worker became free again."""
+def _stop(cancellation: Cancellation, future: Future, reason: str) -> None:
+    """Cancel a running evaluation (a queued one was already dropped with its awaiting future) and log when
+    its worker is free again."""
+    cancellation.cancel(reason)
+    cancelled_at = time.monotonic()
 
     def stopped(_future: Future) -> None:
         log.info(
@@ -140,7 +144,7 @@ def _log_stopped(cancelled_at: float) -> Callable[[Future], None]:
             time.monotonic() - cancelled_at,
         )
 
-    return stopped
+    future.add_done_callback(stopped)
 
 
 def _values(traversers: list[Traverser]) -> list[Any]:
@@ -215,12 +219,19 @@ class Operations:
         self._sessions = sessions
         self._pool = pool
         self._sources = frozenset(traversal_sources)
-        self._running: set[Cancellation] = set()  # of the requests being answered (event loop thread only)
+        # evaluations until their worker is done with them (also after their request was answered or
+        # cancelled); entries leave from the worker threads, hence the lock
+        self._running: dict[Cancellation, Future] = {}
+        self._running_lock = threading.Lock()
 
-    def cancel_all(self, reason: str) -> None:
-        """Stop every running evaluation (server shutdown): their workers roll back and become free."""
-        for cancellation in self._running:
+    def cancel_all(self, reason: str) -> list[Future]:
+        """Stop every running evaluation (server shutdown); returns their futures, done once the workers have
+        rolled back and are free."""
+        with self._running_lock:
+            running = dict(self._running)
+        for cancellation in running:
             cancellation.cancel(reason)
+        return list(running.values())
 
     async def run(self, request: RequestMessage, options: RequestOptions, connection_id: int) -> Outcome:
         """Answer one request; every failure becomes an error Outcome, nothing raises."""
@@ -273,19 +284,22 @@ class Operations:
         on_timeout: Callable[[], None] | None = None,
     ) -> Outcome:
         """Run ``start(cancellation)``'s work; past the timeout cancel it (the engine stops at its next check,
-        rolls back and frees the worker) and answer 598."""
+        rolls back and frees the worker) and answer 598. Cancelling the awaiting task (its client left)
+        cancels the work the same way."""
         cancellation = Cancellation()
         future = start(cancellation)
-        self._running.add(cancellation)
+        self._track(cancellation, future)
         try:
             traversers = await asyncio.wait_for(asyncio.wrap_future(future), options.timeout)
+        except asyncio.CancelledError:
+            _stop(cancellation, future, "the request was cancelled")
+            raise
         except TimeoutError:
             message = f"evaluation exceeded the timeout of {options.timeout * 1000:.0f} ms"
-            cancellation.cancel(message)  # a request still queued is dropped by wait_for's cancel
+            _stop(cancellation, future, message)
             if on_timeout is not None:
                 on_timeout()
             log.warning("%s; cancelling it", message)
-            future.add_done_callback(_log_stopped(time.monotonic()))
             return Outcome.error(
                 Status.SERVER_ERROR_TIMEOUT,
                 f"{message} (raise it with evaluationTimeout, e.g. g.with_('evaluationTimeout', 60000))",
@@ -295,9 +309,16 @@ class Operations:
         except Exception as exc:
             log.exception("the graph failed on a request")
             return Outcome.error(status_for(exc, script=script), f"{type(exc).__name__}: {exc}", exc)
-        finally:
-            self._running.discard(cancellation)
         return Outcome(results=traversers) if traversers else NO_CONTENT
+
+    def _track(self, cancellation: Cancellation, future: Future) -> None:
+        with self._running_lock:
+            self._running[cancellation] = future
+        future.add_done_callback(lambda _future: self._untrack(cancellation))
+
+    def _untrack(self, cancellation: Cancellation) -> None:
+        with self._running_lock:
+            del self._running[cancellation]
 
     def _autocommit(self, bytecode: Bytecode, cancellation: Cancellation) -> list[Traverser]:
         """Run one traversal outside any session (it commits on its own). Worker only."""
@@ -355,8 +376,8 @@ class Operations:
         if session_id is None:
             raise InvalidRequest("the close op needs a 'session' argument")
         done = self._sessions.close(str(session_id), conn)
-        if done is not None:
-            await asyncio.wrap_future(done)
+        if done is not None:  # shielded: the rollback must run even if this request is cancelled
+            await asyncio.shield(asyncio.wrap_future(done))
         return NO_CONTENT
 
     async def _eval(self, request: RequestMessage, options: RequestOptions, conn: int) -> Outcome:

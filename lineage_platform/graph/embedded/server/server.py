@@ -49,6 +49,7 @@ class ServerSettings:
     max_frame_bytes: int = 10 * 1024 * 1024
     write_timeout: float = 30.0
     workers: int = 8
+    max_in_flight: int = 8
 
 
 def is_loopback(host: str) -> bool:
@@ -106,7 +107,7 @@ class GremlinServer:
             graph, self.sessions, self._pool, traversal_sources=settings.traversal_sources
         )
         self._limits = ConnectionLimits(
-            settings.batch_size, settings.evaluation_timeout, settings.write_timeout
+            settings.batch_size, settings.evaluation_timeout, settings.write_timeout, settings.max_in_flight
         )
         self._connections: set[Connection] = set()
         self._runner: web.AppRunner | None = None
@@ -140,7 +141,7 @@ class GremlinServer:
             self._reaper.cancel()
         if self._site is not None:
             await self._site.stop()
-        self._operations.cancel_all("the server is shutting down")
+        evaluations = self._operations.cancel_all("the server is shutting down")
         closing = [
             connection.ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
             for connection in self._connections
@@ -150,10 +151,10 @@ class GremlinServer:
                 await asyncio.gather(*closing, return_exceptions=True)
         if self._runner is not None:
             await self._runner.cleanup()
-        rollbacks = self.sessions.end_all("the server shut down")
-        if rollbacks:
+        stopping = evaluations + self.sessions.end_all("the server shut down")
+        if stopping:  # the graph may be closed once the cancelled evaluations and the rollbacks are done
             await asyncio.get_running_loop().run_in_executor(
-                None, lambda: wait_futures(rollbacks, timeout=SHUTDOWN_GRACE_SECONDS)
+                None, lambda: wait_futures(stopping, timeout=SHUTDOWN_GRACE_SECONDS)
             )
         self._pool.shutdown(wait=False, cancel_futures=True)
         log.info("server on %s stopped", self.url)
@@ -169,7 +170,9 @@ class GremlinServer:
         await ws.prepare(request)
         peername = request.transport.get_extra_info("peername") if request.transport else None
         peer = f"/{peername[0]}:{peername[1]}" if peername else "/unknown"
-        connection = Connection(ws, peer, self._operations, self.sessions, self._limits, self._authenticator)
+        connection = Connection(
+            ws, request.transport, peer, self._operations, self.sessions, self._limits, self._authenticator
+        )
         self._connections.add(connection)
         try:
             await connection.serve()
