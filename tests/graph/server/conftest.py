@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import socket
 import threading
 import time
@@ -216,6 +217,9 @@ class RawClient:
             return
         self._run(self._ws.close())
         self._run(self._session.close())
+        # A WebSocket the server closed first keeps its HTTP response open; let it go while the loop still runs.
+        del self._ws
+        gc.collect()
         self._loop.close()
 
 
