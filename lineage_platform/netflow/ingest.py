@@ -91,7 +91,9 @@ class _Writer(threading.Thread):
         for stats, writer in self.files.values():
             writer.close()
             stats.bytes = stats.path.stat().st_size
-            index_blocks(stats.path)
+            index_blocks(
+                stats.path, writer.writer.metadata
+            )  # the footer just written: no need to read it back
 
     @property
     def written(self) -> list[PartitionFile]:
