@@ -3,6 +3,7 @@
     source batches ─► partition (vectorised assign + stable sort) ─► per-partition buffers
         ─► bounded queue per writer thread ─► sort block by time
         ─► compress (zstd, in Arrow's C++ without the GIL) ─► append row group
+        ─► on close: block index sidecar from the footer the writer just wrote
 
 Each partition of a run is written by exactly one writer thread (chosen by hashing the partition), so files need no
 locks; queues are bounded, so a fast source waits for the writers instead of filling memory. Blocks are sorted by
