@@ -4,10 +4,12 @@ Ingest: records/s and bytes/record on disk (the project's pipelined Arrow path, 
 own Parquet writer). Both start from the same records already in memory (generating them is not timed); the project's
 time covers sizing the layout from a sample, partitioning, writing and indexing the files, and cataloguing them in the
 (embedded) graph; DuckDB's covers COPY of the Arrow table to one zstd Parquet file. Besides wall time the project's
-records per CPU-second are shown: on a shared machine they move much less than wall time. Queries: point (src+dst IP), single attribute (dst IP), aggregations, and a selectivity sweep
-over dst IP ranges — wall time (median of repeats, planning through Gremlin included) and bytes read. The baseline's
-bytes are the referenced column chunks of the row groups its min/max statistics cannot exclude (what DuckDB's zone
-maps skip). Every query's answer is checked against the baseline's.
+records per CPU-second are shown: on a shared machine they move much less than wall time.
+
+Queries: point (src+dst IP), single attribute (dst IP), aggregations, and a selectivity sweep over dst IP ranges —
+wall time (median of repeats, planning through Gremlin included) and bytes read. The baseline's bytes are the
+referenced column chunks of the row groups its min/max statistics cannot exclude (what DuckDB's zone maps skip).
+Every query's answer is checked against the baseline's.
 
     .venv/bin/python benchmarks/bench_netflow.py                 # 5M records (about a minute and a half)
     .venv/bin/python benchmarks/bench_netflow.py --records 20000000

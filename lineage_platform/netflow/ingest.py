@@ -93,9 +93,8 @@ class _Writer(threading.Thread):
         for stats, writer in self.files.values():
             writer.close()
             stats.bytes = stats.path.stat().st_size
-            index_blocks(
-                stats.path, writer.writer.metadata
-            )  # the footer just written: no need to read it back
+            # the footer the writer just wrote (pyarrow's own metadata_collector reads it the same way)
+            index_blocks(stats.path, writer.writer.metadata)
 
     @property
     def written(self) -> list[PartitionFile]:

