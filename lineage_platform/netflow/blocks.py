@@ -114,7 +114,7 @@ class BlockIndex:
 
 def index_blocks(path: Path, metadata: pq.FileMetaData | None = None) -> BlockIndex:
     """Write the block index sidecar of a partition file from its footer (read from the file unless given)."""
-    metadata = metadata or pq.read_metadata(path)
+    metadata = pq.read_metadata(path) if metadata is None else metadata
     arrow_schema = metadata.schema.to_arrow_schema()
     time_index = arrow_schema.get_field_index(TIME_COLUMN)
     blocks = []
