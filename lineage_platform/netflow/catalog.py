@@ -103,24 +103,23 @@ def add_partitions(g: GraphTraversalSource, dataset: str, root: Path, files: Ite
     """Upsert one partition vertex per file and link it to the dataset; returns how many were written.
 
     Up to :data:`PARTITIONS_PER_TRAVERSAL` upserts travel in one traversal (one round trip to a remote server).
+    The link is looked for from the partition's side (its one incoming edge), so the cost of an upsert does not
+    grow with the number of partitions the dataset already has.
     """
     items = list(files)
     for start in range(0, len(items), PARTITIONS_PER_TRAVERSAL):
         traversal: GraphTraversal | None = None
-        for number, item in enumerate(items[start : start + PARTITIONS_PER_TRAVERSAL]):
+        for item in items[start : start + PARTITIONS_PER_TRAVERSAL]:
             name = f"{dataset}/{item.path.relative_to(root).as_posix()}"
             properties = _partition_properties(name, item)
-            label = f"p{number}"
             step = traversal.merge_v if traversal is not None else g.merge_v
             traversal = (
                 step({T.label: "partition", "qualifiedName": name})
                 .option(Merge.on_create, properties)
                 .option(Merge.on_match, properties)
-                .as_(label)
-                .V()
-                .has("table", "qualifiedName", dataset)
                 .coalesce(
-                    __.out_e("hasPartition").where(__.in_v().as_(label)), __.add_e("hasPartition").to(label)
+                    __.in_e("hasPartition"),
+                    __.add_e("hasPartition").from_(__.V().has("table", "qualifiedName", dataset)),
                 )
             )
         if traversal is not None:

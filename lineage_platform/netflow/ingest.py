@@ -3,6 +3,7 @@
     source batches ─► partition (vectorised assign + stable sort) ─► per-partition buffers
         ─► bounded queue per writer thread ─► sort block by time
         ─► compress (zstd, in Arrow's C++ without the GIL) ─► append row group
+        ─► on close: block index sidecar from the footer the writer just wrote
 
 Each partition of a run is written by exactly one writer thread (chosen by hashing the partition), so files need no
 locks; queues are bounded, so a fast source waits for the writers instead of filling memory. Blocks are sorted by
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from lineage_platform.errors import IngestError
@@ -91,7 +93,8 @@ class _Writer(threading.Thread):
         for stats, writer in self.files.values():
             writer.close()
             stats.bytes = stats.path.stat().st_size
-            index_blocks(stats.path)
+            # the footer the writer just wrote (pyarrow's own metadata_collector reads it the same way)
+            index_blocks(stats.path, writer.writer.metadata)
 
     @property
     def written(self) -> list[PartitionFile]:
@@ -160,20 +163,18 @@ def _split(batch: pa.RecordBatch, layout: PartitionLayout) -> list[tuple[Partiti
         return []
     buckets, cells = layout.assign(batch)
     first_bucket = int(buckets.min())
-    bucket_number = (buckets - first_bucket) // layout.bucket_ms
-    partition = bucket_number * layout.cells + cells
+    partition = (buckets - first_bucket) // layout.bucket_ms * layout.cells + cells
     if partition.max() < 1 << 16:
         partition = partition.astype(np.uint16)  # numpy's stable sort is a radix sort on 16-bit keys
     order = np.argsort(partition, kind="stable")
-    ordered = batch.take(pa.array(order))
-    sorted_keys = partition[order]
-    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
-    ends = np.r_[starts[1:], len(sorted_keys)]
+    ordered = pc.take(batch, pa.array(order), boundscheck=False)  # a permutation: always in bounds
+    counts = np.bincount(partition)
+    numbers = np.flatnonzero(counts)
+    ends = np.cumsum(counts[numbers])
     pieces = []
-    for start, end in zip(starts, ends):
-        number = int(sorted_keys[start])
+    for number, start, end in zip(numbers.tolist(), (ends - counts[numbers]).tolist(), ends.tolist()):
         key = (first_bucket + (number // layout.cells) * layout.bucket_ms, number % layout.cells)
-        pieces.append((key, ordered.slice(int(start), int(end - start))))
+        pieces.append((key, ordered.slice(start, end - start)))
     return pieces
 
 

@@ -14,7 +14,7 @@ from lineage_platform.errors import IngestError
 from lineage_platform.netflow.blocks import load_index, sidecar
 from lineage_platform.netflow.generate import FlowProfile, generate
 from lineage_platform.netflow.ingest import ingest_batches
-from lineage_platform.netflow.layout import PartitionLayout
+from lineage_platform.netflow.layout import COMPARED_CUTS, PartitionLayout, range_numbers
 from lineage_platform.netflow.records import TIME_COLUMN
 
 
@@ -37,6 +37,15 @@ def test_equi_depth_ranges_hold_near_equal_counts_despite_skew(records: pa.Table
     )
     _, cells = equal_width.assign(records)
     assert np.bincount(cells, minlength=16).max() > 2 * counts.max()
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, COMPARED_CUTS, COMPARED_CUTS + 1, 100])
+def test_range_numbers_match_a_binary_search(count: int) -> None:
+    rng = np.random.default_rng(count)
+    values = rng.integers(0, 1 << 32, 10_000, dtype=np.uint32)
+    cuts = tuple(int(cut) for cut in np.unique(rng.choice(values, count, replace=False)))
+    expected = np.searchsorted(np.asarray(cuts, np.int64), values, side="right")
+    assert np.array_equal(range_numbers(values, cuts), expected)
 
 
 def test_layout_round_trips_and_checks_attributes() -> None:
