@@ -18,7 +18,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from gremlin_python.process.graph_traversal import GraphTraversalSource, __
+from gremlin_python.process.graph_traversal import GraphTraversal, GraphTraversalSource, __
+from gremlin_python.process.traversal import Direction as End
 from gremlin_python.process.traversal import Order, P, T, TextP
 
 from lineage_platform.errors import GraphError
@@ -26,6 +27,7 @@ from lineage_platform.errors import GraphError
 Direction = Literal["up", "down", "both"]
 Level = Literal["table", "column"]
 DATASET_LABELS = ("table", "file", "topic")
+_EDGE_KEYS = ("process", "strength", "transform", "keyPath")  # what a column lineage edge contributes
 
 
 @dataclass
@@ -147,33 +149,30 @@ def resolve(g: GraphTraversalSource, name: str) -> dict[str, Any]:
     raise GraphError(f"no table or column named {name!r} in the graph", hint=hint)
 
 
-def _hop(level: Level, upstream: bool, include_weak: bool):
-    """Anonymous traversal from a vertex to {p: process qualifiedName, pid: its id, n: neighbour id, ...} rows."""
+def _hop(level: Level, upstream: bool, include_weak: bool, fanout: int) -> GraphTraversal:
+    """Anonymous traversal from a vertex to its hop rows, at most ``fanout + 1`` of them.
+
+    Table level: one row per process, ``{p: qualifiedName, pid: id, n: [neighbour ids]}`` (at most ``fanout + 1``
+    neighbours each). Column level: the elementMap of each lineage edge (its ends and its properties).
+    No step reads a path, so the engine tracks none."""
     if level == "table":
         if upstream:
-            step = __.in_("generated").as_("p").in_("usedBy")
+            processes, neighbours = __.in_("generated"), __.in_("usedBy")
         else:
-            step = __.out("usedBy").as_("p").out("generated")
+            processes, neighbours = __.out("usedBy"), __.out("generated")
         return (
-            step.project("p", "pid", "n")
-            .by(__.select("p").values("qualifiedName"))
-            .by(__.select("p").id_())
-            .by(__.id_())
+            processes.project("p", "pid", "n")
+            .by("qualifiedName")
+            .by(T.id)
+            .by(neighbours.id_().limit(fanout + 1).fold())
+            .limit(fanout + 1)
         )
     edges = __.in_e("flowsTo") if upstream else __.out_e("flowsTo")
     if upstream and include_weak:
         edges = __.union(__.in_e("flowsTo"), __.in_("hasColumn").in_e("flowsTo").has("strength", "weak"))
     if not include_weak:
         edges = edges.has("strength", "strong")
-    other = __.out_v() if upstream else __.in_v()
-    return (
-        edges.project("p", "n", "strength", "transform", "keyPath")
-        .by(__.values("process"))
-        .by(other.id_())
-        .by(__.values("strength"))
-        .by(__.values("transform"))
-        .by(__.coalesce(__.values("keyPath"), __.constant("")))
-    )
+    return edges.limit(fanout + 1).element_map(*_EDGE_KEYS)
 
 
 def trace(
@@ -219,62 +218,108 @@ def _search(
     deadline: float,
     process_ids: dict[str, Any],
 ) -> None:
+    """Walk one direction level by level: one round trip per level brings the element maps of the vertices
+    reached by the previous level together with their hops."""
     visited = {result.root}
-    frontier = [result.root]
+    pending = {result.root: 0}  # reached vertices (id -> depth) whose element maps the next round trip brings
     hop = 0
-    while frontier and (depth is None or hop < depth):
+    while pending:
+        if depth is not None and hop >= depth:
+            break
         if time.monotonic() > deadline:
             result.notes.append(f"stopped after {hop} hops: time limit reached; expand the leaves to go on")
-            return
+            break
         hop += 1
         rows = (
-            g.V(*frontier)
-            .project("id", "out")
-            .by(T.id)
-            .by(_hop(result.level, upstream, include_weak).limit(fanout + 1).fold())
+            g.V(*pending)
+            .project("v", "out")
+            .by(__.element_map())
+            .by(_hop(result.level, upstream, include_weak, fanout).fold())
             .to_list()
         )
-        if since:
-            rows = _runs_since(g, rows, since)
-        reached: list[Any] = []
+        hops: dict[Any, list[Edge]] = {}
         for row in rows:
-            neighbours = row["out"]
-            if len(neighbours) > fanout:
-                neighbours = neighbours[:fanout]
-                node = result.nodes[row["id"]]
-                if upstream:
-                    node.more_inputs = True
-                else:
-                    node.more_outputs = True
-            for item in neighbours:
-                other = item["n"]
-                if "pid" in item:
-                    process_ids[item["p"]] = item["pid"]
-                edge = Edge(other, row["id"], item["p"]) if upstream else Edge(row["id"], other, item["p"])
-                edge.strength = item.get("strength", "strong")
-                edge.transform = item.get("transform")
-                edge.key_path = item.get("keyPath") or None
-                result.edges.append(edge)
+            node = _add_node(result, row["v"], pending)
+            hops[node.id], cut = _edges(node.id, row["out"], result.level, upstream, process_ids, fanout)
+            if cut:
+                _mark_more(node, upstream)
+        if since:
+            hops = _runs_since(g, hops, since)
+        reached: list[Any] = []
+        for vertex, edges in hops.items():
+            if len(edges) > fanout:
+                edges = edges[:fanout]
+                _mark_more(result.nodes[vertex], upstream)
+            result.edges.extend(edges)
+            for edge in edges:
+                other = edge.source if upstream else edge.target
                 if other not in visited:
                     visited.add(other)
                     reached.append(other)
-        if len(result.nodes) + len(reached) > limit:
+        cut = len(result.nodes) + len(reached) > limit
+        if cut:
             reached = reached[: max(0, limit - len(result.nodes))]
+        pending = dict.fromkeys(reached, hop if upstream else -hop)
+        if cut:  # only a cut leaves edges to vertices outside the result
+            kept = result.nodes.keys() | pending.keys()
+            result.edges = [e for e in result.edges if e.source in kept and e.target in kept]
             result.notes.append(f"result cut at {limit} vertices (--limit); expand the leaves to see more")
-        for element in g.V(*reached).element_map().to_list() if reached else []:
-            result.nodes[element[T.id]] = _node(element, hop if upstream else -hop)
-        kept = set(result.nodes)
-        result.edges = [e for e in result.edges if e.source in kept and e.target in kept]
         if result.notes:
-            return
-        frontier = reached
+            break
+    _load_nodes(g, result, pending)
 
 
-def _runs_since(g: GraphTraversalSource, rows: list[dict], since: str) -> list[dict]:
+def _edges(
+    vertex: Any, rows: list[dict], level: Level, upstream: bool, process_ids: dict[str, Any], fanout: int
+) -> tuple[list[Edge], bool]:
+    """The edges of one vertex's hop rows (see :func:`_hop`), and whether the hop's process limit cut them."""
+    edges = []
+    if level == "table":
+        for row in rows:
+            process_ids[row["p"]] = row["pid"]
+            for other in row["n"]:
+                edges.append(Edge(other, vertex, row["p"]) if upstream else Edge(vertex, other, row["p"]))
+        return edges, len(rows) > fanout
+    for row in rows:
+        other = row[End.OUT if upstream else End.IN][T.id]
+        edge = Edge(other, vertex, row["process"]) if upstream else Edge(vertex, other, row["process"])
+        edge.strength = row.get("strength", "strong")
+        edge.transform = row.get("transform")
+        edge.key_path = row.get("keyPath") or None
+        edges.append(edge)
+    return edges, False
+
+
+def _mark_more(node: Node, upstream: bool) -> None:
+    """Flag that the node has more inputs (or outputs) than the fan-out cap let in."""
+    if upstream:
+        node.more_inputs = True
+    else:
+        node.more_outputs = True
+
+
+def _add_node(result: LineageGraph, element: dict, depths: dict[Any, int]) -> Node:
+    """Add a reached vertex from its element map (a vertex reached again only takes the new depth)."""
+    vertex = element[T.id]
+    node = result.nodes.get(vertex)
+    if node is None:
+        node = result.nodes[vertex] = _node(element, depths[vertex])
+    else:
+        node.depth = depths[vertex]
+    return node
+
+
+def _load_nodes(g: GraphTraversalSource, result: LineageGraph, pending: dict[Any, int]) -> None:
+    """Add the reached vertices no level expanded (bounds and leaves of the walk), in one round trip."""
+    for element in g.V(*pending).element_map().to_list() if pending else []:
+        _add_node(result, element, pending)
+
+
+def _runs_since(g: GraphTraversalSource, hops: dict[Any, list[Edge]], since: str) -> dict[Any, list[Edge]]:
     """Keep only hops made by processes with a run that started at or after ``since`` (one round trip)."""
-    names = {item["p"] for row in rows for item in row["out"]}
+    names = {edge.process for edges in hops.values() for edge in edges}
     if not names:
-        return rows
+        return hops
     active = set(
         g.V()
         .has("process", "qualifiedName", P.within(*names))
@@ -282,7 +327,7 @@ def _runs_since(g: GraphTraversalSource, rows: list[dict], since: str) -> list[d
         .values("qualifiedName")
         .to_list()
     )
-    return [{"id": row["id"], "out": [item for item in row["out"] if item["p"] in active]} for row in rows]
+    return {vertex: [e for e in edges if e.process in active] for vertex, edges in hops.items()}
 
 
 def _node(element: dict, depth: int) -> Node:
