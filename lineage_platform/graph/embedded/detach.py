@@ -4,22 +4,39 @@ from __future__ import annotations
 
 from typing import Any
 
+from gremlin_python.process.traversal import Direction, T
 from gremlin_python.structure.graph import Edge, Path, Property, Vertex, VertexProperty
 
 from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPropRec, VertexRec
 from lineage_platform.graph.embedded.values import MapEntry, hashable_key
 
 PLAIN_VALUES = frozenset({str, int, float, bool})  # returned as they are
+_PLAIN_KEYS = PLAIN_VALUES | {T, Direction}  # map keys that are already detached and hashable
 
 
 def _vertex(v: VertexRec) -> Vertex:
     return Vertex(v.id, v.label)
 
 
+def _detach_map(value: dict) -> dict:
+    """A detached copy of a map; the common keys (strings, T, Direction) and plain values are taken as they are."""
+    out = {}
+    for key, item in value.items():
+        if type(key) not in _PLAIN_KEYS:
+            key = hashable_key(detach(key))
+        out[key] = item if item is None or type(item) in PLAIN_VALUES else detach(item)
+    return out
+
+
 def detach(value: Any) -> Any:
     """A detached copy of ``value``: stored elements become gremlinpython references, containers are copied."""
-    if value is None or type(value) in PLAIN_VALUES:
+    kind = type(value)
+    if value is None or kind in PLAIN_VALUES:
         return value
+    if kind is dict:  # elementMap/project rows: the hot case, checked first
+        return _detach_map(value)
+    if kind is list:
+        return [item if item is None or type(item) in PLAIN_VALUES else detach(item) for item in value]
     if isinstance(value, VertexRec):
         return _vertex(value)
     if isinstance(value, EdgeRec):
@@ -31,7 +48,7 @@ def detach(value: Any) -> Any:
     if isinstance(value, MapEntry):
         return {hashable_key(detach(value[0])): detach(value[1])}
     if isinstance(value, dict):
-        return {hashable_key(detach(k)): detach(v) for k, v in value.items()}
+        return _detach_map(value)
     if isinstance(value, (list, tuple)):
         return [detach(v) for v in value]
     if isinstance(value, (set, frozenset)):
