@@ -30,6 +30,11 @@ DATASET_LABELS = ("table", "file", "topic")
 _EDGE_KEYS = ("process", "strength", "transform", "keyPath")  # what a column lineage edge contributes
 
 
+def _runs() -> GraphTraversal:
+    """Anonymous traversal from a process to the element maps of its latest five runs."""
+    return __.out("hasRun").order().by("startTime", Order.desc).limit(5).element_map().fold()
+
+
 @dataclass
 class Node:
     """A dataset (table, file, topic) or column in the traced lineage."""
@@ -152,18 +157,18 @@ def resolve(g: GraphTraversalSource, name: str) -> dict[str, Any]:
 def _hop(level: Level, upstream: bool, include_weak: bool, fanout: int) -> GraphTraversal:
     """Anonymous traversal from a vertex to its hop rows, at most ``fanout + 1`` of them.
 
-    Table level: one row per process, ``{p: qualifiedName, pid: id, n: [neighbour ids]}`` (at most ``fanout + 1``
-    neighbours each). Column level: the elementMap of each lineage edge (its ends and its properties).
-    No step reads a path, so the engine tracks none."""
+    Table level: one row per process, ``{p: its elementMap, runs: its latest runs, n: [neighbour ids]}`` (at
+    most ``fanout + 1`` neighbours each), so the hop brings the provenance too. Column level: the elementMap of
+    each lineage edge (its ends and its properties). No step reads a path, so the engine tracks none."""
     if level == "table":
         if upstream:
             processes, neighbours = __.in_("generated"), __.in_("usedBy")
         else:
             processes, neighbours = __.out("usedBy"), __.out("generated")
         return (
-            processes.project("p", "pid", "n")
-            .by("qualifiedName")
-            .by(T.id)
+            processes.project("p", "runs", "n")
+            .by(__.element_map())
+            .by(_runs())
             .by(neighbours.id_().limit(fanout + 1).fold())
             .limit(fanout + 1)
         )
@@ -199,10 +204,10 @@ def trace(
     result.nodes[root[T.id]] = _node(root, 0)
     directions = ("up", "down") if direction == "both" else (direction,)
     deadline = time.monotonic() + timeout
-    process_ids: dict[str, Any] = {}
+    provenance: dict[str, Process] = {}  # processes the table hops brought, by qualifiedName
     for way in directions:
-        _search(g, result, way == "up", depth, include_weak, since, fanout, limit, deadline, process_ids)
-    _load_processes(g, result, process_ids)
+        _search(g, result, way == "up", depth, include_weak, since, fanout, limit, deadline, provenance)
+    _load_processes(g, result, provenance)
     return result
 
 
@@ -216,7 +221,7 @@ def _search(
     fanout: int,
     limit: int,
     deadline: float,
-    process_ids: dict[str, Any],
+    provenance: dict[str, Process],
 ) -> None:
     """Walk one direction level by level: one round trip per level brings the element maps of the vertices
     reached by the previous level together with their hops."""
@@ -240,7 +245,7 @@ def _search(
         hops: dict[Any, list[Edge]] = {}
         for row in rows:
             node = _add_node(result, row["v"], pending)
-            hops[node.id], cut = _edges(node.id, row["out"], result.level, upstream, process_ids, fanout)
+            hops[node.id], cut = _edges(node.id, row["out"], result.level, upstream, provenance, fanout)
             if cut:
                 _mark_more(node, upstream)
         if since:
@@ -270,15 +275,20 @@ def _search(
 
 
 def _edges(
-    vertex: Any, rows: list[dict], level: Level, upstream: bool, process_ids: dict[str, Any], fanout: int
+    vertex: Any, rows: list[dict], level: Level, upstream: bool, provenance: dict[str, Process], fanout: int
 ) -> tuple[list[Edge], bool]:
     """The edges of one vertex's hop rows (see :func:`_hop`), and whether the hop's process limit cut them."""
     edges = []
     if level == "table":
         for row in rows:
-            process_ids[row["p"]] = row["pid"]
+            process = _process(row["p"], row["runs"])
+            provenance[process.qualified_name] = process
             for other in row["n"]:
-                edges.append(Edge(other, vertex, row["p"]) if upstream else Edge(vertex, other, row["p"]))
+                edges.append(
+                    Edge(other, vertex, process.qualified_name)
+                    if upstream
+                    else Edge(vertex, other, process.qualified_name)
+                )
         return edges, len(rows) > fanout
     for row in rows:
         other = row[End.OUT if upstream else End.IN][T.id]
@@ -335,26 +345,32 @@ def _node(element: dict, depth: int) -> Node:
     return Node(element[T.id], element[T.label], props.get("qualifiedName", ""), depth, props)
 
 
-def _load_processes(g: GraphTraversalSource, result: LineageGraph, process_ids: dict[str, Any]) -> None:
-    """Fetch provenance for every process on the result's edges in one round trip (by id where known)."""
-    names = {e.process for e in result.edges}
-    if not names:
-        return
-    known = [process_ids[name] for name in names if name in process_ids]
-    if len(known) == len(names):
-        start = g.V(*known)
-    else:
-        start = g.V().has("process", "qualifiedName", P.within(*names))
-    rows = (
-        start.project("id", "p", "runs")
-        .by(T.id)
-        .by(__.element_map())
-        .by(__.out("hasRun").order().by("startTime", Order.desc).limit(5).element_map().fold())
-        .to_list()
+def _process(element: dict, runs: list[dict]) -> Process:
+    props = {k: v for k, v in element.items() if isinstance(k, str)}
+    return Process(
+        element[T.id],
+        props["qualifiedName"],
+        props.get("operation"),
+        props.get("queryText"),
+        [{k: v for k, v in run.items() if isinstance(k, str)} for run in runs],
     )
-    for row in rows:
-        props = row["p"]
-        runs = [{k: v for k, v in run.items() if isinstance(k, str)} for run in row["runs"]]
-        result.processes[props["qualifiedName"]] = Process(
-            row["id"], props["qualifiedName"], props.get("operation"), props.get("queryText"), runs
+
+
+def _load_processes(g: GraphTraversalSource, result: LineageGraph, provenance: dict[str, Process]) -> None:
+    """Set the provenance of every process on the result's edges: the hops brought those of table lineage, one
+    round trip fetches the others (column edges name their process)."""
+    names = {e.process for e in result.edges}
+    missing = names - provenance.keys()
+    if missing:
+        rows = (
+            g.V()
+            .has("process", "qualifiedName", P.within(*missing))
+            .project("p", "runs")
+            .by(__.element_map())
+            .by(_runs())
+            .to_list()
         )
+        provenance.update(
+            (process.qualified_name, process) for process in (_process(r["p"], r["runs"]) for r in rows)
+        )
+    result.processes.update((name, provenance[name]) for name in names if name in provenance)
