@@ -311,6 +311,10 @@ class Pipeline:
     def run(self, travs: Iterable[Trav]) -> Iterator[Trav]:
         """Push ``travs`` through every step (lazily, except between segments of a very long pipeline)."""
         stream: Iterator[Trav] = iter(travs)
+        if len(self.steps) <= LAZY_STEPS:  # one segment: the usual case
+            for fn in self.steps:
+                stream = fn(stream)
+            return stream
         for index, fn in enumerate(self.steps):
             if index and not index % LAZY_STEPS:
                 stream = iter(list(stream))

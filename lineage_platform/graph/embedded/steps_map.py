@@ -160,6 +160,13 @@ def compile_element_map(call: StepCall, c: Compiler) -> StepFn:
     keys = _string_keys(call)
 
     def element_map(obj: Any) -> dict[Any, Any]:
+        if type(obj) is VertexRec:  # the common case, without building property records
+            out = {T.id: obj.id, T.label: obj.label}
+            for key in keys or obj.props:
+                values = obj.props.get(key)
+                if values and key not in out:
+                    out[key] = values[0].value
+            return out
         if isinstance(obj, VertexPropRec):
             out: dict[Any, Any] = {T.id: obj.id, T.key: obj.key, T.value: obj.value}
         elif isinstance(obj, (VertexRec, EdgeRec)):
@@ -293,10 +300,12 @@ def compile_project(call: StepCall, c: Compiler) -> StepFn:
     keys = list(call.args)
     bys = by_functions(call.modulator_args("by"), c, "project")
 
+    projections = [(key, bys[i] if i < len(bys) else None) for i, key in enumerate(keys)]
+
     def project(t: Trav) -> dict[str, Any]:
         out = {}
-        for i, key in enumerate(keys):
-            value = bys[i](t) if i < len(bys) else t.obj
+        for key, by in projections:
+            value = t.obj if by is None else by(t)
             if value is not NOTHING:
                 out[key] = value
         return out

@@ -208,6 +208,8 @@ def order_comparators(call: StepCall, c: Compiler) -> list[Comparator]:
 
 def sort_traversers(travs: list[Trav], comparators: list[Comparator]) -> list[Trav]:
     """Sort by the comparators (first is most significant); unproductive projections drop the traverser."""
+    if not travs:
+        return travs
     keyed = []
     for t in travs:
         keys = [fn(t) for fn, _ in comparators]
