@@ -75,6 +75,34 @@ def dict_dfs(adjacency: dict[str, list[tuple[str, str]]], root: str) -> set[str]
     return seen
 
 
+def properties(pairs: list[tuple[str, str]]) -> dict[str, dict[str, str]]:
+    """The properties :func:`load` gives each table and process vertex, by qualifiedName."""
+    names = {name for pair in pairs for name in pair} | {f"process:{target}" for _, target in pairs}
+    return {name: {"qualifiedName": name, "operation": "INSERT"} for name in names}
+
+
+def dict_trace(
+    adjacency: dict[str, list[tuple[str, str]]], props: dict[str, dict[str, str]], root: str
+) -> tuple[dict[str, tuple[int, dict[str, str]]], list[tuple[str, str, str]], dict[str, dict[str, str]]]:
+    """Plain-Python DFS collecting what a trace returns: every table upstream of root with its depth and a copy
+    of its properties, every edge (source, target, process), and a copy of each such process's properties."""
+    nodes = {root: (0, dict(props[root]))}
+    edges = []
+    processes = {}
+    stack = [root]
+    while stack:
+        target = stack.pop()
+        depth = nodes[target][0] + 1
+        for process, source in adjacency.get(target, ()):
+            edges.append((source, target, process))
+            if process not in processes:
+                processes[process] = dict(props[process])
+            if source not in nodes:
+                nodes[source] = (depth, dict(props[source]))
+                stack.append(source)
+    return nodes, edges, processes
+
+
 def column_warehouse(tables: int, columns: int, seed: int) -> dict[str, list]:
     """A layered warehouse (ods -> dwd -> dws -> ads) with column lineage, as plain rows.
 
