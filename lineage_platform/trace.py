@@ -2,7 +2,8 @@
 
 The search follows the DAG provenance method: mark a vertex visited, take its lineage edges, recurse into the
 unvisited neighbours. It runs level by level so that each hop is one Gremlin round trip for the whole frontier,
-not one per vertex, and the same traversals run unchanged on JanusGraph.
+not one per vertex, and the same traversals run unchanged on JanusGraph. That round trip also brings the
+frontier's element maps and, for table lineage, each process's provenance; no traversal reads paths.
 
 Big lineage stays usable: every vertex expands at most ``fanout`` neighbours per hop (the rest is marked "has more
 inputs/outputs" for on-demand expansion, as Atlas's lineage API does), the whole result is bounded by ``limit``
@@ -346,6 +347,7 @@ def _node(element: dict, depth: int) -> Node:
 
 
 def _process(element: dict, runs: list[dict]) -> Process:
+    """A process's provenance from its element map and its runs' element maps."""
     props = {k: v for k, v in element.items() if isinstance(k, str)}
     return Process(
         element[T.id],
