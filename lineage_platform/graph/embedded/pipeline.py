@@ -137,6 +137,19 @@ def merge_bulks(travs: list[Trav]) -> list[Trav]:
 StepFn = Callable[[Iterator[Trav]], Iterator[Trav]]
 
 
+class MapStep:
+    """A step that turns every traverser into exactly one other (elementMap, project, constant, ...): a
+    :class:`Pipeline` made only of such steps computes a by() projection without chaining generators."""
+
+    __slots__ = ("one",)
+
+    def __init__(self, one: Callable[[Trav], Trav]) -> None:
+        self.one = one
+
+    def __call__(self, travs: Iterator[Trav]) -> Iterator[Trav]:
+        return map(self.one, travs)
+
+
 @dataclass
 class StepCall:
     """One step of a traversal with its arguments, modulators (by, times, option, ...) and `as` labels."""
@@ -307,6 +320,9 @@ class Pipeline:
 
     def __init__(self, steps: list[StepFn]) -> None:
         self.steps = steps
+        maps = [fn.one for fn in steps if isinstance(fn, MapStep)]
+        # the steps' one-traverser functions when every step is a MapStep (None otherwise, or when empty)
+        self._maps = maps if steps and len(maps) == len(steps) else None
 
     def run(self, travs: Iterable[Trav]) -> Iterator[Trav]:
         """Push ``travs`` through every step (lazily, except between segments of a very long pipeline)."""
@@ -323,6 +339,10 @@ class Pipeline:
 
     def first(self, t: Trav) -> Trav | None:
         """The first traverser this pipeline produces from ``t`` (or None)."""
+        if self._maps is not None:
+            for one in self._maps:
+                t = one(t)
+            return t
         return next(self.run((t,)), None)
 
     def has_result(self, t: Trav) -> bool:

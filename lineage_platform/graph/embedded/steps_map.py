@@ -22,6 +22,7 @@ from lineage_platform.graph.embedded.modulation import (
 from lineage_platform.graph.embedded.pipeline import (
     Compiler,
     LabelPath,
+    MapStep,
     PathNode,
     StepCall,
     StepFn,
@@ -147,7 +148,7 @@ def compile_value_map(call: StepCall, c: Compiler) -> StepFn:
                     out[key] = projected
         return out
 
-    return lambda travs: (t.split(value_map(t)) for t in travs)
+    return MapStep(lambda t: t.split(value_map(t)))
 
 
 def _reference(v: VertexRec) -> dict[Any, Any]:
@@ -182,14 +183,14 @@ def compile_element_map(call: StepCall, c: Compiler) -> StepFn:
             out.setdefault(prop.key, prop.value)
         return out
 
-    return lambda travs: (t.split(element_map(t.obj)) for t in travs)
+    return MapStep(lambda t: t.split(element_map(t.obj)))
 
 
 @step("constant")
 def compile_constant(call: StepCall, c: Compiler) -> StepFn:
     """constant(value)."""
     value = call.args[0]
-    return lambda travs: (t.split(value) for t in travs)
+    return MapStep(lambda t: t.split(value))
 
 
 @step("identity")
@@ -299,7 +300,6 @@ def compile_project(call: StepCall, c: Compiler) -> StepFn:
     """project(keys...).by(...): a map of by() projections; unproductive projections leave their key out."""
     keys = list(call.args)
     bys = by_functions(call.modulator_args("by"), c, "project")
-
     projections = [(key, bys[i] if i < len(bys) else None) for i, key in enumerate(keys)]
 
     def project(t: Trav) -> dict[str, Any]:
@@ -310,7 +310,7 @@ def compile_project(call: StepCall, c: Compiler) -> StepFn:
                 out[key] = value
         return out
 
-    return lambda travs: (t.split(project(t)) for t in travs)
+    return MapStep(lambda t: t.split(project(t)))
 
 
 def unfold_items(obj: Any) -> Iterator[Any]:
