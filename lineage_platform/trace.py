@@ -285,19 +285,14 @@ def _edges(
             process = _process(row["p"], row["runs"])
             provenance[process.qualified_name] = process
             for other in row["n"]:
-                edges.append(
-                    Edge(other, vertex, process.qualified_name)
-                    if upstream
-                    else Edge(vertex, other, process.qualified_name)
-                )
+                source, target = (other, vertex) if upstream else (vertex, other)
+                edges.append(Edge(source, target, process.qualified_name))
         return edges, len(rows) > fanout
     for row in rows:
         other = row[End.OUT if upstream else End.IN][T.id]
-        edge = Edge(other, vertex, row["process"]) if upstream else Edge(vertex, other, row["process"])
-        edge.strength = row.get("strength", "strong")
-        edge.transform = row.get("transform")
-        edge.key_path = row.get("keyPath") or None
-        edges.append(edge)
+        source, target = (other, vertex) if upstream else (vertex, other)
+        strength, transform = row.get("strength", "strong"), row.get("transform")
+        edges.append(Edge(source, target, row["process"], strength, transform, row.get("keyPath") or None))
     return edges, False
 
 
