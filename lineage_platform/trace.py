@@ -228,6 +228,7 @@ def _search(
     reached by the previous level together with their hops."""
     visited = {result.root}
     pending = {result.root: 0}  # reached vertices (id -> depth) whose element maps the next round trip brings
+    hops_of = _hop(result.level, upstream, include_weak, fanout).fold()  # built once, sent with every level
     hop = 0
     while pending:
         if depth is not None and hop >= depth:
@@ -236,13 +237,7 @@ def _search(
             result.notes.append(f"stopped after {hop} hops: time limit reached; expand the leaves to go on")
             break
         hop += 1
-        rows = (
-            g.V(*pending)
-            .project("v", "out")
-            .by(__.element_map())
-            .by(_hop(result.level, upstream, include_weak, fanout).fold())
-            .to_list()
-        )
+        rows = g.V(*pending).project("v", "out").by(__.element_map()).by(hops_of).to_list()
         hops: dict[Any, list[Edge]] = {}
         for row in rows:
             node = _add_node(result, row["v"], pending)
