@@ -24,9 +24,10 @@ def _hex(color: str) -> tuple[int, int, int]:
 
 
 def _pixels_near(image: Image.Image, color: tuple[int, int, int], tolerance: int = 12) -> int:
+    rgb = image.convert("RGB").tobytes()
     return sum(
         1
-        for pixel in image.convert("RGB").getdata()
+        for pixel in zip(rgb[0::3], rgb[1::3], rgb[2::3])
         if all(abs(channel - want) <= tolerance for channel, want in zip(pixel, color))
     )
 
