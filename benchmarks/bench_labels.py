@@ -2,6 +2,7 @@
 
     python benchmarks/bench_labels.py                      # 20k column vertices, Spark at 5k and 20k
     python benchmarks/bench_labels.py --columns 1000000 --spark-columns 20000,100000
+    python benchmarks/bench_labels.py --columns 200000 --spark-columns ''   # Gremlin vs networkx only
 
 The networkx baseline runs the same rounds with the same rule function (``carry``) over an in-memory DiGraph of the
 same edges, so the ratio is the cost of doing it through Gremlin on the graph. Both must reach the same labels.
@@ -86,7 +87,9 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--columns", type=int, default=20_000, help="column vertices of the big comparison")
-    parser.add_argument("--spark-columns", default="5000,20000", help="graph sizes for Gremlin vs Spark")
+    parser.add_argument(
+        "--spark-columns", default="5000,20000", help="graph sizes for Gremlin vs Spark (empty: no Spark)"
+    )
     args = parser.parse_args()
     rules = RuleSet()
 
@@ -104,6 +107,8 @@ def main() -> None:
     print(f"{'networkx':<10} {nx_rounds:>6} {nx_s:>8.2f} {len(by_networkx):>9}")
     print(f"gremlin / networkx: {gremlin_s / nx_s:.1f}x")
 
+    if not args.spark_columns:
+        return
     from lineage_platform.ingest.spark import session
     from lineage_platform.labels.spark import propagate_spark
 

@@ -9,7 +9,7 @@ from typing import Any
 from gremlin_python.process.traversal import P
 
 from lineage_platform.errors import TraversalError, UnsupportedStepError
-from lineage_platform.graph.embedded.values import Incomparable, compare, gremlin_eq
+from lineage_platform.graph.embedded.values import Incomparable, compare, gremlin_eq, is_number
 
 Test = Callable[[Any], bool]
 
@@ -38,11 +38,25 @@ def _text(op: Callable[[str, str], bool], needle: Any, negate: bool) -> Test:
     return test
 
 
+def _hashable_by_value(value: Any) -> bool:
+    """True for values whose Gremlin equality is Python's ``==`` within a hashed set: strings, non-NaN numbers."""
+    if isinstance(value, str):
+        return True
+    return is_number(value) and value == value  # NaN equals nothing, not even itself
+
+
 def _within(values: Any, negate: bool) -> Test:
     candidates = list(values) if isinstance(values, (list, tuple, set, frozenset)) else [values]
+    # within() over thousands of names would otherwise compare each value with every candidate
+    hashed = frozenset(c for c in candidates if _hashable_by_value(c))
+    others = [c for c in candidates if not _hashable_by_value(c)]
 
     def test(value: Any) -> bool:
-        return any(gremlin_eq(value, c) for c in candidates) != negate
+        if _hashable_by_value(value):
+            found = value in hashed
+        else:
+            found = any(gremlin_eq(value, c) for c in others)
+        return found != negate
 
     return test
 

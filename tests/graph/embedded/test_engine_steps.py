@@ -246,3 +246,13 @@ def test_select_after_repeat_merges_unlabelled_traversers(modern: GraphTraversal
     rows = g.V().as_("a").repeat(__.both()).times(3).as_("b").select("a", "b").by("name").to_list()
     assert len(rows) == g.V().repeat(__.both()).times(3).count().next()
     assert {"a": "marko", "b": "josh"} in rows
+
+
+def test_within_keeps_gremlin_equality_over_many_candidates(modern: GraphTraversalSource) -> None:
+    g = modern
+    many_names = [f"nobody-{i}" for i in range(5000)] + ["josh", "vadas"]
+    assert names(g.V().has("name", P.within(*many_names))) == ["josh", "vadas"]
+    assert names(g.V().has("name", P.without(*many_names))) == ["lop", "marko", "peter", "ripple"]
+    # numbers match across widths, never bools; NaN matches nothing
+    assert names(g.V().has("age", P.within(27.0, True, float("nan"), "29"))) == ["vadas"]
+    assert g.inject(True, 1, 1.0, "a", [1, 2]).is_(P.within(True, [1, 2])).to_list() == [True, [1, 2]]
