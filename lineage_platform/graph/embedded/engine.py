@@ -268,6 +268,8 @@ class EmbeddedGraph:
         for name, *args in bytecode.source_instructions:
             if name == "withSideEffect":
                 compiler.side_effects[args[0]] = copy.deepcopy(args[1])
+                if len(args) > 2 and args[2] is not None:
+                    compiler.side_effect_operators[args[0]] = args[2]
             elif name == "withSack":
                 initial = args[0]
                 compiler.sack_initial = lambda initial=initial: copy.deepcopy(initial)

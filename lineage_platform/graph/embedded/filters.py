@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -159,10 +160,19 @@ def _label_predicate(p: P, resolve: Callable[[str], Any]) -> P:
     return P(p.operator, resolve(p.value), resolve(p.other) if p.other is not None else None)
 
 
-def _where_traversal(call: StepCall, c: Compiler) -> StepFn:
-    """where(traversal): a start as-label selects the start object, an end as-label must equal the result."""
-    bytecode = as_bytecode(call.args[0])
+def _where_test(bytecode: Bytecode, c: Compiler) -> Callable[[Trav], bool]:
+    """The test of a where() traversal: and/or/not of where patterns, or one pattern whose start as-label selects
+    the start object and whose end as-label must equal a result."""
     instructions = [list(i) for i in bytecode.step_instructions]
+    if len(instructions) == 1 and instructions[0][0] in ("and", "or", "not"):
+        name, *args = instructions[0]
+        children = [as_bytecode(a) for a in args]
+        if children and all(child is not None for child in children):
+            tests = [_where_test(child, c) for child in children]
+            if name == "not":
+                return lambda t: not tests[0](t)
+            combine = all if name == "and" else any
+            return lambda t: combine(test(t) for test in tests)
     start_label = instructions[0][1] if instructions and instructions[0][0] == "as" else None
     end_label = instructions[-1][1] if len(instructions) > 1 and instructions[-1][0] == "as" else None
     body = instructions[1 if start_label else 0 : -1 if end_label else None]
@@ -182,6 +192,12 @@ def _where_traversal(call: StepCall, c: Compiler) -> StepFn:
         expected = select_value(t, end_label, Pop.last, "where", c.side_effects)
         return expected is not NOTHING and any(gremlin_eq(r.obj, expected) for r in pipeline.run((start,)))
 
+    return keep
+
+
+def _where_traversal(call: StepCall, c: Compiler) -> StepFn:
+    """where(traversal): see _where_test."""
+    keep = _where_test(as_bytecode(call.args[0]), c)
     return lambda travs: (t for t in travs if keep(t))
 
 
@@ -196,28 +212,29 @@ def compile_where(call: StepCall, c: Compiler) -> StepFn:
         raise TraversalError(
             f"where() expects a predicate or traversal, got {predicate!r}", hint="use where(P.eq('a'))"
         )
+    # the by()s apply in turn, as a ring: the start, then each label in the order the predicate names them
     bys = by_functions(call.modulator_args("by"), c, "where")
-    left_by = bys[0] if bys else None
-    right_by = bys[1] if len(bys) > 1 else left_by
-
-    def project(fn: Any, t: Trav, value: Any) -> Any:
-        return value if fn is None else fn(t.replace(value))
 
     def keep(t: Trav) -> bool:
+        ring = itertools.cycle(bys) if bys else None
+
+        def project(value: Any) -> Any:
+            return value if ring is None else next(ring)(t.replace(value))
+
         left = t.obj if left_label is None else select_value(t, left_label, Pop.last, "where", c.side_effects)
         if left is NOTHING:
             return False
-        left = project(left_by, t, left)
+        left = project(left)
         missing = []
 
         def resolve(label: Any) -> Any:
-            value = (
-                select_value(t, label, Pop.last, "where", c.side_effects) if isinstance(label, str) else label
-            )
+            if not isinstance(label, str):
+                return label
+            value = select_value(t, label, Pop.last, "where", c.side_effects)
             if value is NOTHING:
                 missing.append(label)
                 return None
-            return project(right_by, t, value)
+            return project(value)
 
         resolved = _label_predicate(predicate, resolve)
         if missing or left is NOTHING:

@@ -23,6 +23,7 @@ from lineage_platform.graph.embedded.pipeline import (
     step,
 )
 from lineage_platform.graph.embedded.predicates import compile_predicate
+from lineage_platform.graph.embedded.steps_reduce import apply_operator, operator_name
 
 LoopTest = Callable[[Trav], bool]
 
@@ -421,22 +422,43 @@ def compile_aggregate(call: StepCall, c: Compiler) -> StepFn:
     key = args[0]
     bys = by_functions(call.modulator_args("by"), c, call.name)
     project = bys[0] if bys else (lambda t: t.obj)
+    operator = c.side_effect_operators.get(key)
+    # addAll and assign take the aggregated values as one collection, other operators fold them one by one
+    whole = operator is not None and operator_name(operator) in ("addall", "assign")
 
-    def add(t: Trav) -> None:
+    def values(t: Trav) -> list[Any]:
         value = project(t)
-        if value is not NOTHING:
-            c.side_effects.setdefault(key, []).extend([value] * t.bulk)
+        return [] if value is NOTHING else [value] * t.bulk
+
+    def fold_in(new: list[Any]) -> None:
+        if not new:
+            return
+        current = c.side_effects[key]
+        if whole:
+            c.side_effects[key] = apply_operator(operator, current, new, call.name)
+        elif operator is not None:
+            for value in new:
+                current = apply_operator(operator, current, value, call.name)
+            c.side_effects[key] = current
+        elif isinstance(current, list):
+            current.extend(new)
+        elif isinstance(current, set):
+            current.update(new)
+        else:
+            raise TraversalError(
+                f"{call.name}('{key}') cannot add to the side effect {current!r} of type {type(current).__name__}",
+                hint="start it as a list or set, or give withSideEffect() an Operator to fold values with",
+            )
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         c.side_effects.setdefault(key, [])
         if lazy:
             for t in travs:
-                add(t)
+                fold_in(values(t))
                 yield t
             return
         collected = list(travs)
-        for t in collected:
-            add(t)
+        fold_in([value for t in collected for value in values(t)])
         yield from collected
 
     return run

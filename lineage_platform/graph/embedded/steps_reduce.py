@@ -160,10 +160,14 @@ _OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
+def operator_name(operator: Any) -> str:
+    """An Operator's normalised name (``addAll``, ``add_all`` -> ``addall``; ``and_`` -> ``and``)."""
+    return getattr(operator, "name", "").rstrip("_").replace("_", "").lower()
+
+
 def apply_operator(operator: Any, a: Any, b: Any, step_name: str) -> Any:
     """Apply a gremlin Operator (sum, minus, mult, div, min, max, assign, and, or, addAll)."""
-    name = getattr(operator, "name", "")
-    fn = _OPERATORS.get(name.rstrip("_").replace("_", "").lower())
+    fn = _OPERATORS.get(operator_name(operator))
     if fn is None:
         raise TraversalError(
             f"{step_name}() does not support operator {operator!r}", hint="use an Operator value"
