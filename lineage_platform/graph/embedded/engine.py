@@ -276,6 +276,8 @@ class EmbeddedGraph:
             elif name == "withStrategies":
                 for strategy in args:
                     self._check_strategy(strategy, mutating)
+                    if _strategy_name(strategy) == "ProductiveByStrategy":
+                        compiler.productive_by = True
             elif name in ("withoutStrategies", "with", "withBulk", "withPath"):
                 continue
             elif name == "withComputer":

@@ -29,19 +29,20 @@ def column_value(obj: Any, column: Column, step_name: str) -> Any:
 
 def value_function(arg: Any, compiler: Compiler, step_name: str) -> ByFn:
     """A function computing the by()/select-style projection ``arg`` of a traverser (NOTHING when unproductive)."""
+    unproductive = None if compiler.productive_by else NOTHING
     nested = as_bytecode(arg)
     if nested is not None:
         pipeline = compiler.compile(nested)
 
         def by_traversal(t: Trav) -> Any:
             result = pipeline.first(t)
-            return NOTHING if result is None else result.obj
+            return unproductive if result is None else result.obj
 
         return by_traversal
     if isinstance(arg, str):
 
         def by_key(t: Trav) -> Any:
-            return next(values_of(t.obj, (arg,), step_name), NOTHING)
+            return next(values_of(t.obj, (arg,), step_name), unproductive)
 
         return by_key
     if isinstance(arg, T):

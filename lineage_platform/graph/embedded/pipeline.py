@@ -378,6 +378,8 @@ class Compiler:
         self._no_labels = LabelPath(None, None)  # shared by unlabelled traversers, so they can merge
         self.mutating = mutating
         self.side_effects: dict[str, Any] = side_effects if side_effects is not None else {}
+        # ProductiveByStrategy: a by() that produces nothing gives null instead of filtering the traverser out
+        self.productive_by = False
         # withSideEffect(key, initial, Operator): how aggregate()/store() fold values into that side effect
         self.side_effect_operators: dict[str, Any] = {}
         self.sack_initial: Callable[[], Any] | None = None

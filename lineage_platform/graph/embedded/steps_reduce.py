@@ -93,17 +93,22 @@ def _numbers(pairs: list[tuple[Any, int]], step_name: str) -> list[tuple[Any, in
     return kept
 
 
+def _only_nulls(pairs: list[tuple[Any, int]]) -> Any:
+    """What sum/mean/min/max give when nothing is left after skipping nulls: null if there were nulls, else nothing."""
+    return None if pairs else NOTHING
+
+
 def _sum(pairs: list[tuple[Any, int]]) -> Any:
     numbers = _numbers(pairs, "sum")
     if not numbers:
-        return NOTHING
+        return _only_nulls(pairs)
     return sum(v * b for v, b in numbers)
 
 
 def _mean(pairs: list[tuple[Any, int]]) -> Any:
     numbers = _numbers(pairs, "mean")
     if not numbers:
-        return NOTHING
+        return _only_nulls(pairs)
     return sum(v * b for v, b in numbers) / sum(b for _, b in numbers)
 
 
@@ -124,7 +129,7 @@ def _extreme(step_name: str, better: int) -> Callable[[list[tuple[Any, int]], An
                     f"{step_name}() cannot compare {value!r} with {best!r}",
                     hint=f"apply {step_name}() to values of one comparable type",
                 ) from None
-        return best
+        return _only_nulls(pairs) if best is NOTHING else best
 
     return reduce
 
