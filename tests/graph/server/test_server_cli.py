@@ -1,10 +1,16 @@
-"""`lineage graph serve` command: credentials helper and refusals (before any store is opened)."""
+"""`lineage graph serve` command: credentials helper, refusals (before any store is opened), and a served store."""
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
+from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
+from gremlin_python.process.anonymous_traversal import traversal
 
 from lineage_platform.cli.serve_commands import serve
 from lineage_platform.errors import ConfigError
@@ -39,3 +45,33 @@ def test_only_embedded_stores_can_be_served() -> None:
     result = CliRunner().invoke(serve, ["--graph", "ws://elsewhere:8182/gremlin"])
     assert isinstance(result.exception, ConfigError)
     assert "only an embedded store can be served" in str(result.exception)
+
+
+@pytest.mark.slow
+def test_the_command_serves_a_store_to_gremlinpython_until_terminated(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [str(Path(sys.executable).with_name("lineage")), "graph", "serve"]
+    process = subprocess.Popen(
+        [*command, "--store", str(tmp_path / "graph"), "--port", str(port)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        lines = []
+        for line in process.stderr:
+            lines.append(line)
+            if line.startswith("serving "):
+                break
+        assert any("loaded objects left out of garbage collection" in line for line in lines), lines
+        connection = DriverRemoteConnection(f"ws://127.0.0.1:{port}/gremlin", "g")
+        try:
+            g = traversal().with_remote(connection)
+            g.add_v("table").property("qualifiedName", "db.t").iterate()
+            assert g.V().values("qualifiedName").to_list() == ["db.t"]
+        finally:
+            connection.close()
+    finally:
+        process.terminate()
+        assert process.wait(timeout=30) == 0
