@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gremlin_python.process.traversal import Column, Order, T
+from gremlin_python.structure.graph import Path
 
 from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.access import token_value, values_of
@@ -22,8 +23,11 @@ def column_value(obj: Any, column: Column, step_name: str) -> Any:
         return obj[0] if column == Column.keys else obj[1]
     if isinstance(obj, dict):
         return list(obj.keys()) if column == Column.keys else list(obj.values())
+    if isinstance(obj, Path):
+        return [set(labels) for labels in obj.labels] if column == Column.keys else list(obj.objects)
     raise TraversalError(
-        f"{step_name}() cannot select {column} from {type(obj).__name__} {obj!r}", hint="apply Column to maps"
+        f"{step_name}() cannot select {column} from {type(obj).__name__} {obj!r}",
+        hint="apply Column to maps, map entries or paths",
     )
 
 
