@@ -28,13 +28,21 @@ def spark() -> Iterator[object]:
     spark_session.stop()
 
 
-@pytest.fixture(params=["in-process", "served"])
+@pytest.fixture(params=["in-process", "served", "tinkergraph"])
 def g(request: pytest.FixtureRequest) -> Iterator[object]:
-    """A fresh lineage graph, once in process and once through `lineage graph serve`'s protocol server."""
+    """A fresh lineage graph: in process, through `lineage graph serve`, and on the reference TinkerGraph server."""
     from lineage_platform.graph import connect, disconnect
 
     if request.param == "in-process":
         yield connect("memory:")
+        return
+    if request.param == "tinkergraph":
+        source = connect(request.getfixturevalue("tinkerpop_url"))
+        source.V().drop().iterate()
+        try:
+            yield source
+        finally:
+            disconnect(source)
         return
     from lineage_platform.graph.connect import open_embedded
     from lineage_platform.graph.embedded.server import BackgroundServer, ServerSettings
@@ -49,4 +57,5 @@ def g(request: pytest.FixtureRequest) -> Iterator[object]:
         server.stop()
 
 
-pytest_plugins = ["tests.kafka_broker"]  # the session-scoped `kafka_broker` fixture (a real Tansu broker)
+# session-scoped `kafka_broker` (a real Tansu broker), `tinkerpop_url` and `janusgraph_url` (reference servers)
+pytest_plugins = ["tests.kafka_broker", "tests.reference_servers"]
