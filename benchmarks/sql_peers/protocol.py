@@ -104,7 +104,10 @@ def run_adapter(tool: str, version: str, analyse: Analyse) -> None:
                     ),
                     "error": None,
                 }
-            except Exception as exc:  # a peer's failure on one case is a measured outcome, not a crash
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # a failure on one case is a measured outcome, not a crash; Rust
+                # panics in openlineage-sql arrive as pyo3's PanicException, a BaseException
                 results[case["id"]] = {"statements": [], "error": f"{type(exc).__name__}: {exc}"[:300]}
         pass_seconds.append(time.perf_counter() - started)
     json.dump(
