@@ -26,7 +26,8 @@ def _dataset(column: str) -> str:
 
 
 def _is_path(name: str) -> bool:
-    return name.startswith("/")
+    """Files, directories and stages (``/x``, ``hdfs://x``, ``D:/x``, ``@stage/x``) are named by their path."""
+    return "/" in name
 
 
 def _words(sql: str) -> set[str]:
