@@ -7,6 +7,7 @@ expectation is decided (strong vs weak, temporary objects, partitions, MERGE).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +16,10 @@ import yaml
 CORPUS_DIR = Path(__file__).resolve().parent
 CATALOG_PATH = CORPUS_DIR / "catalog.json"
 RESULT = "$result"
+DEFAULT_DIALECT = "hive"
+"""The dialect of a case that names none (every case of this Hive / Spark corpus)."""
+DIALECTS = ("hive", "spark", "trino", "postgres", "snowflake", "mysql", "tsql", "bigquery")
+"""Dialect names a case may carry (sqlglot's names; each adapter maps them onto its tool's own)."""
 
 CONSTRUCTS: dict[str, str] = {
     "select": "plain SELECT into $result",
@@ -94,10 +99,11 @@ class Case:
     expected: Expected
     default_db: str | None = None
     temps: tuple[str, ...] = field(default=())
+    dialect: str = DEFAULT_DIALECT
 
     def request(self) -> dict[str, str | None]:
         """The case as an adapter sees it (no expectations)."""
-        return {"id": self.id, "sql": self.sql, "default_db": self.default_db}
+        return {"id": self.id, "sql": self.sql, "default_db": self.default_db, "dialect": self.dialect}
 
 
 class CorpusError(ValueError):
@@ -115,14 +121,17 @@ def _pairs(raw: object, where: str) -> frozenset[tuple[str, str]]:
     return frozenset((str(s).lower(), str(t).lower()) for s, t in raw)
 
 
-def _case(raw: dict, file: str) -> Case:
+def _case(raw: dict, file: str, constructs: Mapping[str, str]) -> Case:
     where = f"{file}: {raw.get('id', '?')}"
     missing = {"id", "constructs", "sql", "expected"} - raw.keys()
     if missing:
         raise CorpusError(f"{where}: missing keys {sorted(missing)}")
-    unknown = [c for c in raw["constructs"] if c not in CONSTRUCTS]
+    unknown = [c for c in raw["constructs"] if c not in constructs]
     if unknown:
-        raise CorpusError(f"{where}: unknown constructs {unknown}; add them to CONSTRUCTS in corpus.py")
+        raise CorpusError(f"{where}: unknown constructs {unknown}; add them to the corpus's CONSTRUCTS")
+    dialect = raw.get("dialect", DEFAULT_DIALECT)
+    if dialect not in DIALECTS:
+        raise CorpusError(f"{where}: unknown dialect {dialect!r}; use one of {', '.join(DIALECTS)}")
     exp = raw["expected"]
     inputs = tuple(name.lower() for name in exp.get("inputs") or ())
     outputs = tuple(name.lower() for name in exp.get("outputs") or ())
@@ -139,6 +148,7 @@ def _case(raw: dict, file: str) -> Case:
         sql=raw["sql"],
         default_db=raw.get("default_db"),
         temps=tuple(name.lower() for name in raw.get("temps") or ()),
+        dialect=dialect,
         expected=Expected(
             inputs=inputs,
             outputs=outputs,
@@ -149,12 +159,35 @@ def _case(raw: dict, file: str) -> Case:
     )
 
 
-def load_corpus(directory: Path = CORPUS_DIR) -> list[Case]:
+def load_corpus(directory: Path = CORPUS_DIR, constructs: Mapping[str, str] = CONSTRUCTS) -> list[Case]:
     """Every case of every ``*.yaml`` file in ``directory``, in file then list order."""
     cases = []
     for path in sorted(directory.glob("*.yaml")):
         raw_cases = yaml.safe_load(path.read_text())
         if not isinstance(raw_cases, list):
             raise CorpusError(f"{path.name}: the file must be a YAML list of cases")
-        cases.extend(_case(raw, path.name) for raw in raw_cases)
+        cases.extend(_case(raw, path.name, constructs) for raw in raw_cases)
     return cases
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A set of cases with the catalog they are written against and their construct vocabulary."""
+
+    name: str
+    directory: Path
+    constructs: Mapping[str, str]
+    catalogs: frozenset[str] = frozenset()
+    """Catalog names of three-part names; the scorer drops them so datasets compare as ``schema.table``."""
+
+    def cases(self) -> list[Case]:
+        """Every case of the corpus."""
+        return load_corpus(self.directory, self.constructs)
+
+    def catalog(self) -> dict[str, dict[str, dict[str, str]]]:
+        """The corpus's catalog in sqlglot's nested schema form."""
+        return load_catalog(self.directory / "catalog.json")
+
+
+HIVE_SPARK = Corpus("hive-spark", CORPUS_DIR, CONSTRUCTS)
+"""This directory's 278-case Hive / Spark corpus."""

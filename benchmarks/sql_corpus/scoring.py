@@ -4,8 +4,9 @@ A script's persistent lineage is built from the tool's statements in order: edge
 (a name in the case's ``temps``) are kept aside and the edges that later read it are resolved through it
 to base columns (strong∘strong stays strong; anything through a weak hop is weak), so tools are compared on
 what reaches persistent datasets whether or not they resolve temporary views themselves. A temporary
-object is recognised by its table name whatever database a tool puts it in (corpus temps never share a
-name with a catalog table). Self-edges (a
+object is recognised by its table name whatever database a tool puts it in, with or without T-SQL's ``#``
+(corpus temps never share a name with a catalog table). A leading catalog (``hive.sales.orders``) is
+dropped when it is one of the corpus's catalogs, so datasets compare as ``schema.table``. Self-edges (a
 dataset feeding itself, e.g. a MERGE target's own key) are not scored.
 """
 
@@ -42,18 +43,29 @@ def _dataset(column: str) -> str:
     return column.rsplit(".", 1)[0]
 
 
+def _is_path(name: str) -> bool:
+    """Whether a dataset name is a file path rather than a table."""
+    return "/" in name
+
+
 class _TempResolver:
     """Maps temporary-object names onto ``temp::name`` and resolves edges through them."""
 
-    def __init__(self, temps: Iterable[str]) -> None:
-        self.temps = set(temps)
+    def __init__(self, temps: Iterable[str], catalogs: frozenset[str] = frozenset()) -> None:
+        self.temps = {name.lstrip("#") for name in temps}
+        self.catalogs = catalogs
         self.strong_of: dict[str, set[str]] = defaultdict(set)
         self.weak_of: dict[str, set[str]] = defaultdict(set)
         self.inputs_of: dict[str, set[str]] = defaultdict(set)
 
     def dataset(self, name: str) -> str:
-        """``temp::t`` for a temporary object however a tool qualifies it, else the name unchanged."""
-        table = name.rpartition(".")[2]
+        """``temp::t`` for a temporary object however a tool qualifies it, else the name without catalog."""
+        if _is_path(name):
+            return name
+        parts = name.split(".")
+        if len(parts) >= 3 and parts[0] in self.catalogs:
+            name = ".".join(parts[1:])
+        table = name.rpartition(".")[2].lstrip("#")
         return f"temp::{table}" if table in self.temps else name
 
     def column(self, name: str) -> str:
@@ -102,9 +114,11 @@ class _TempResolver:
                 (into.strong if strength == "strong" else into.weak).add((source, target))
 
 
-def resolve(case: Case, statements: Iterable[Mapping[str, Any]]) -> Lineage:
-    """The persistent lineage of a tool's per-statement records for one case."""
-    resolver = _TempResolver(case.temps)
+def resolve(
+    case: Case, statements: Iterable[Mapping[str, Any]], catalogs: frozenset[str] = frozenset()
+) -> Lineage:
+    """The persistent lineage of a tool's per-statement records for one case (``catalogs``: names to drop)."""
+    resolver = _TempResolver(case.temps, catalogs)
     lineage = Lineage()
     for record in statements:
         resolver.add_statement(record, lineage)
@@ -165,10 +179,13 @@ class CaseScore:
         return expected - found, found - expected
 
 
-def score_case(case: Case, result: Mapping[str, Any] | None) -> CaseScore:
+def score_case(
+    case: Case, result: Mapping[str, Any] | None, catalogs: frozenset[str] = frozenset()
+) -> CaseScore:
     """Score one case from an adapter's result (``None`` when the tool produced nothing for it)."""
     result = result or {"statements": [], "error": "no result"}
-    return CaseScore(case, expected_lineage(case), resolve(case, result["statements"]), result.get("error"))
+    found = resolve(case, result["statements"], catalogs)
+    return CaseScore(case, expected_lineage(case), found, result.get("error"))
 
 
 def tally(scores: Iterable[CaseScore]) -> dict[str, Tally]:
@@ -187,3 +204,11 @@ def by_construct(scores: Iterable[CaseScore]) -> dict[str, tuple[int, dict[str, 
         for construct in score.case.constructs:
             grouped[construct].append(score)
     return {construct: (len(group), tally(group)) for construct, group in sorted(grouped.items())}
+
+
+def by_dialect(scores: Iterable[CaseScore]) -> dict[str, tuple[int, dict[str, Tally]]]:
+    """Per case dialect: the number of cases and their micro-averaged counts."""
+    grouped: dict[str, list[CaseScore]] = defaultdict(list)
+    for score in scores:
+        grouped[score.case.dialect].append(score)
+    return {dialect: (len(group), tally(group)) for dialect, group in sorted(grouped.items())}

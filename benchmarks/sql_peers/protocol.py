@@ -3,7 +3,7 @@
 An adapter is ``python -m benchmarks.sql_peers.<tool>_adapter``. It reads one JSON request on stdin::
 
     {"catalog": {db: {table: {column: type}}}, "passes": 1,
-     "cases": [{"id": "cte_001", "sql": "...", "default_db": "dwd" | null}, ...]}
+     "cases": [{"id": "cte_001", "sql": "...", "default_db": "dwd" | null, "dialect": "hive"}, ...]}
 
 and writes one JSON answer on stdout::
 
@@ -15,8 +15,10 @@ where each STATEMENT is the tool's lineage of one statement of the case's script
     {"inputs": ["ods.orders"], "outputs": ["dws.x"],
      "strong": [["ods.orders.amount", "dws.x.total"]], "weak": [["ods.orders.dt", "dws.x"]]}
 
-Names are lower-case; a plain SELECT writes to ``$result``; a weak edge's target is a dataset. Every pass
-analyses every case; only the tool's own work sits inside the timed region.
+Names are lower-case; a plain SELECT writes to ``$result``; a weak edge's target is a dataset. ``dialect`` is
+sqlglot's name for the case's SQL dialect (``hive``, ``spark``, ``trino``, ``postgres``, ``snowflake``,
+``mysql``, ``tsql``, ``bigquery``); each adapter maps it onto its tool's own name. Every pass analyses every
+case; only the tool's own work sits inside the timed region.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 Statement = dict[str, list[Any]]
-Analyse = Callable[[str, "str | None", dict], list[Statement]]
+Analyse = Callable[[str, "str | None", dict, str], list[Statement]]
 
 RESULT = "$result"
 
@@ -87,7 +89,7 @@ def statement(
 
 
 def run_adapter(tool: str, version: str, analyse: Analyse) -> None:
-    """Serve one request from stdin with ``analyse(sql, default_db, catalog)`` and answer on stdout."""
+    """Serve one request from stdin with ``analyse(sql, default_db, catalog, dialect)``; answer on stdout."""
     request = json.load(sys.stdin)
     catalog, cases = request["catalog"], request["cases"]
     results: dict[str, dict[str, Any]] = {}
@@ -97,10 +99,15 @@ def run_adapter(tool: str, version: str, analyse: Analyse) -> None:
         for case in cases:
             try:
                 results[case["id"]] = {
-                    "statements": analyse(case["sql"], case.get("default_db"), catalog),
+                    "statements": analyse(
+                        case["sql"], case.get("default_db"), catalog, case.get("dialect") or "hive"
+                    ),
                     "error": None,
                 }
-            except Exception as exc:  # a peer's failure on one case is a measured outcome, not a crash
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # a failure on one case is a measured outcome, not a crash; Rust
+                # panics in openlineage-sql arrive as pyo3's PanicException, a BaseException
                 results[case["id"]] = {"statements": [], "error": f"{type(exc).__name__}: {exc}"[:300]}
         pass_seconds.append(time.perf_counter() - started)
     json.dump(

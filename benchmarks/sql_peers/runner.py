@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.sql_corpus.corpus import Case, load_catalog
+from benchmarks.sql_corpus.corpus import HIVE_SPARK, Case
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PEERS_PYTHON = REPO_ROOT / ".venv-peers" / "bin" / "python"
@@ -51,11 +51,22 @@ class ToolRun:
     failure: str | None = None
 
 
-def run_tool(tool: Tool, cases: list[Case], passes: int = 1, timeout: float = 600.0) -> ToolRun:
-    """Run ``tool``'s adapter over ``cases`` ``passes`` times in a fresh process."""
+def run_tool(
+    tool: Tool,
+    cases: list[Case],
+    passes: int = 1,
+    timeout: float = 600.0,
+    catalog: dict[str, Any] | None = None,
+) -> ToolRun:
+    """Run ``tool``'s adapter over ``cases`` ``passes`` times in a fresh process, with ``catalog``
+    (default: the Hive / Spark corpus's)."""
     if not tool.available():
         return ToolRun(tool, failure=f"not installed ({tool.python} missing; run `make peers-venv`)")
-    request = {"catalog": load_catalog(), "passes": passes, "cases": [case.request() for case in cases]}
+    request = {
+        "catalog": HIVE_SPARK.catalog() if catalog is None else catalog,
+        "passes": passes,
+        "cases": [case.request() for case in cases],
+    }
     try:
         completed = subprocess.run(
             [str(tool.python), "-m", tool.module],

@@ -23,15 +23,14 @@ from sqlglot.schema import MappingSchema
 
 from benchmarks.sql_peers.protocol import RESULT, Statement, run_adapter, statement
 
-DIALECT = "hive"
-_schemas: dict[int, MappingSchema] = {}
+_schemas: dict[tuple[int, str], MappingSchema] = {}
 
 
-def _catalog_schema(catalog: dict) -> MappingSchema:
-    """The catalog as a sqlglot schema, built once per catalog object (never mutated)."""
-    key = id(catalog)
+def _catalog_schema(catalog: dict, dialect: str) -> MappingSchema:
+    """The catalog as a sqlglot schema, built once per catalog object and dialect (never mutated)."""
+    key = (id(catalog), dialect)
     if key not in _schemas:
-        _schemas[key] = MappingSchema(catalog, dialect=DIALECT)
+        _schemas[key] = MappingSchema(catalog, dialect=dialect)
     return _schemas[key]
 
 
@@ -65,39 +64,39 @@ def _leaf_columns(node: Node) -> set[str]:
 
 
 def _with_table(
-    schema: MappingSchema, table: exp.Table, columns: list[str], default_db: str | None
+    schema: MappingSchema, table: exp.Table, columns: list[str], default_db: str | None, dialect: str
 ) -> MappingSchema:
     """``schema`` plus a table the script creates; the shared catalog schema is copied, never changed."""
     if any(schema is shared for shared in _schemas.values()):
         schema = schema.copy()
     db = table.db or default_db or "default"
-    schema.add_table(f"{db}.{table.name}", dict.fromkeys(columns, "string"), dialect=DIALECT)
+    schema.add_table(f"{db}.{table.name}", dict.fromkeys(columns, "string"), dialect=dialect)
     return schema
 
 
-def analyse(sql: str, default_db: str | None, catalog: dict) -> list[Statement]:
-    """Lineage of every statement of ``sql`` in the protocol's normalized form."""
-    schema = _catalog_schema(catalog)
+def analyse(sql: str, default_db: str | None, catalog: dict, dialect: str) -> list[Statement]:
+    """Lineage of every statement of ``sql`` in the protocol's normalized form (sqlglot dialect names)."""
+    schema = _catalog_schema(catalog, dialect)
     records = []
-    for expression in sqlglot.parse(sql, read=DIALECT):
+    for expression in sqlglot.parse(sql, read=dialect):
         table, query = _target_and_query(expression) if expression else (None, None)
         if isinstance(expression, exp.Create) and isinstance(expression.this, exp.Schema):
             defined = [column.name for column in expression.this.expressions]
-            schema = _with_table(schema, expression.this.this, defined, default_db)
+            schema = _with_table(schema, expression.this.this, defined, default_db, dialect)
         if query is None:
             records.append(statement([], [], [], []))
             continue
         target = _table_name(table) if table else RESULT
         qualified = qualify(
             query,
-            dialect=DIALECT,
+            dialect=dialect,
             db=default_db,
             schema=schema,
             quote_identifiers=False,
             validate_qualify_columns=False,
         )
         root = build_scope(qualified)
-        nodes = lineage(None, qualified, schema=schema, dialect=DIALECT, scope=root, copy=False)
+        nodes = lineage(None, qualified, schema=schema, dialect=dialect, scope=root, copy=False)
         strong = [(leaf, f"{target}.{name}") for name, node in nodes.items() for leaf in _leaf_columns(node)]
         inputs = [
             _table_name(source)
@@ -106,7 +105,7 @@ def analyse(sql: str, default_db: str | None, catalog: dict) -> list[Statement]:
             if isinstance(source, exp.Table)
         ]
         if table is not None and isinstance(expression, exp.Create | exp.Cache):
-            schema = _with_table(schema, table, list(qualified.named_selects), default_db)
+            schema = _with_table(schema, table, list(qualified.named_selects), default_db, dialect)
         records.append(statement(inputs, [target], strong, []))
     return records
 

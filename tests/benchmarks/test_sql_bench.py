@@ -24,3 +24,11 @@ def test_missing_interpreter_is_reported_not_raised() -> None:
     run = run_tool(tool, load_corpus()[:1])
     assert run.results is None
     assert "make peers-venv" in (run.failure or "")
+
+
+def test_dialect_corpus_prints_a_per_dialect_row_per_tool(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--corpus", "dialects", "--case", "ts_010", "--tool", "sqlglot.lineage"]) == 0
+    out = capsys.readouterr().out
+    assert "SQL lineage accuracy on 1 hand-written cases (dialects corpus)" in out
+    row = next(line for line in out.splitlines() if line.startswith("tsql "))
+    assert row.split() == ["tsql", "1", "1.000", "/", "0.667"]

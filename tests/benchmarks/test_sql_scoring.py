@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.sql_corpus.corpus import Case, Expected
-from benchmarks.sql_corpus.scoring import Tally, by_construct, resolve, score_case, tally
+from benchmarks.sql_corpus.scoring import Tally, by_construct, by_dialect, resolve, score_case, tally
 from benchmarks.sql_peers import sqlglot_adapter
 from benchmarks.sql_peers.lineage_platform_adapter import _dataset_of
 from benchmarks.sql_peers.protocol import split_statements, statement
@@ -102,7 +102,7 @@ def test_weak_targets_are_projected_to_their_dataset() -> None:
 
 def test_sqlglot_adapter_maps_an_insert_with_its_cte() -> None:
     sql = "WITH s AS (SELECT x, k FROM ods.a) INSERT INTO dws.t SELECT x AS z, k FROM s"
-    [record] = sqlglot_adapter.analyse(sql, None, CATALOG)
+    [record] = sqlglot_adapter.analyse(sql, None, CATALOG, "hive")
     assert record["inputs"] == ["ods.a"]
     assert record["outputs"] == ["dws.t"]
     assert record["strong"] == [["ods.a.k", "dws.t.k"], ["ods.a.x", "dws.t.z"]]
@@ -111,3 +111,44 @@ def test_sqlglot_adapter_maps_an_insert_with_its_cte() -> None:
 def test_reading_an_unresolved_temp_gives_no_table_pair() -> None:
     statements = [statement(["tmp_unknown"], ["dws.t"], [], [])]
     assert resolve(_case(temps=("tmp_unknown",)), statements).table == set()
+
+
+def test_declared_catalogs_are_dropped_from_three_part_names() -> None:
+    statements = [
+        statement(
+            ["hive.ods.a", "/data/x.y/z"],
+            ["iceberg.dws.t"],
+            [("hive.ods.a.x", "iceberg.dws.t.z"), ("/data/x.y/z.k", "iceberg.dws.t.k")],
+            [("hive.ods.a.f", "iceberg.dws.t")],
+        )
+    ]
+    found = resolve(_case(), statements, frozenset({"hive", "iceberg"}))
+    assert found.table == {("ods.a", "dws.t"), ("/data/x.y/z", "dws.t")}
+    assert found.strong == {("ods.a.x", "dws.t.z"), ("/data/x.y/z.k", "dws.t.k")}
+    assert found.weak == {("ods.a.f", "dws.t")}
+    assert resolve(_case(), statements).table == {
+        ("hive.ods.a", "iceberg.dws.t"),
+        ("/data/x.y/z", "iceberg.dws.t"),
+    }
+
+
+def test_tsql_temp_tables_resolve_with_or_without_their_hash() -> None:
+    statements = [
+        statement(["ods.a"], ["#stage"], [("ods.a.x", "#stage.y")], []),
+        statement(["dbo.stage"], ["dws.t"], [("dbo.stage.y", "dws.t.z")], []),
+    ]
+    found = resolve(_case(temps=("#stage",)), statements)
+    assert found.table == {("ods.a", "dws.t")}
+    assert found.strong == {("ods.a.x", "dws.t.z")}
+
+
+def test_scores_group_by_dialect() -> None:
+    expected = Expected((), (), frozenset({("ods.a.x", "dws.t.z")}), frozenset(), frozenset())
+    tsql = Case("c_002", "t.yaml", ("select",), "SELECT 1", expected, dialect="tsql")
+    hive = Case("c_003", "h.yaml", ("select",), "SELECT 1", expected)
+    found = {"statements": [statement([], [], [("ods.a.x", "dws.t.z")], [])], "error": None}
+    grouped = by_dialect([score_case(tsql, found), score_case(hive, None)])
+    assert {dialect: (count, totals["strong"].f1) for dialect, (count, totals) in grouped.items()} == {
+        "hive": (1, 0.0),
+        "tsql": (1, 1.0),
+    }
