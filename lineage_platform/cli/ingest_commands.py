@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from lineage_platform.cli import params as p
 from lineage_platform.config import ENV_PREFIX
 from lineage_platform.ingest.readers import AUTO, FORMATS
+
+if TYPE_CHECKING:
+    from lineage_platform.ingest.bulk_load import LoadSummary
 
 
 @click.group()
@@ -32,8 +36,8 @@ def sample(out_dir: Path, tables: int, statements: int, seed: int) -> None:
     summary = generate_sample(out_dir, tables=tables, statements=statements, seed=seed)
     garbage = ", ".join(f"{fmt} {count}" for fmt, count in sorted(summary.garbage.items())) or "none"
     click.echo(
-        f"{summary.records} query records over {summary.days} days ({summary.failed} failed, {summary.noise} without "
-        f"lineage) from {summary.jobs} jobs on {summary.tables} tables; damaged lines: {garbage}; written to {out_dir}"
+        f"{summary.records} query records over {summary.days} days ({summary.failed} failed, {summary.noise} ad-hoc) "
+        f"from {summary.jobs} jobs on {summary.tables} tables; damaged lines: {garbage}; written to {out_dir}"
     )
 
 
@@ -84,7 +88,7 @@ def logs(
     batch_size: int,
     checkpoint_every: int,
     strict: bool,
-) -> None:
+) -> LoadSummary:
     """Load job logs at PATHS (files or folders) into the lineage graph with Spark."""
     from rich.console import Console
 
@@ -108,3 +112,4 @@ def logs(
     Console().print(summary_table(summary))
     if strict and (summary.bad_records or summary.parse_failed):
         raise click.ClickException(f"rejected input: see {summary.rejected_file}")
+    return summary
