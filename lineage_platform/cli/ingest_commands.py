@@ -62,6 +62,7 @@ def sample(out_dir: Path, tables: int, statements: int, seed: int) -> None:
 @p.graph_url
 @p.schema_file
 @p.default_db
+@p.udf_rules
 @p.option(
     "--state-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -84,6 +85,7 @@ def logs(
     graph_url: str | None,
     schema_file: str | None,
     default_db: str | None,
+    udf_rules_file: str | None,
     state_dir: Path | None,
     batch_size: int,
     checkpoint_every: int,
@@ -94,6 +96,7 @@ def logs(
 
     from lineage_platform.ingest.bulk_load import LoadOptions, bulk_load
     from lineage_platform.ingest.report import RichLoadProgress, summary_table
+    from lineage_platform.sql import load_function_rules
     from lineage_platform.sql.schema_file import load_schema
 
     options = LoadOptions(
@@ -103,6 +106,7 @@ def logs(
         graph_url=graph_url,
         schema=load_schema(schema_file) if schema_file else None,
         default_db=default_db,
+        function_rules=load_function_rules(udf_rules_file) if udf_rules_file else None,
         state_dir=state_dir,
         batch_size=batch_size,
         checkpoint_every=checkpoint_every,

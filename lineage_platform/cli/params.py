@@ -60,4 +60,12 @@ def selects(default: bool):
 
 
 store = option("--store", type=click.Path(file_okay=False), default=None, help="Embedded store directory.")
+udf_rules = option(
+    "--udf-rules",
+    "udf_rules_file",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Lineage rules of your UDFs (YAML or JSON: functions: {name: {flow_args, condition_args, aggregate, "
+    "masking, key_arg}}).",
+)
 user = option("--user", required=True, help="The user the statement runs as.")

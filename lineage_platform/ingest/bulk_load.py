@@ -46,6 +46,7 @@ from lineage_platform.model import RunInfo, StatementLineage
 
 if TYPE_CHECKING:
     from lineage_platform.graph.writer import LineageWriter
+    from lineage_platform.sql.function_rules import FunctionRule
 
 DEFAULT_CHECKPOINT_EVERY = 200
 _TALLY = "tally"  # key of the per-partition counts; statement keys are hex digests, so never equal
@@ -71,6 +72,9 @@ class LoadOptions:
     graph_url: str | None = None
     schema: Mapping[str, Any] | None = None
     default_db: str | None = None
+    function_rules: Mapping[str, FunctionRule] | None = (
+        None  # lineage rules of user UDFs (shipped to executors)
+    )
     state_dir: Path | None = None
     batch_size: int = 500
     checkpoint_every: int = DEFAULT_CHECKPOINT_EVERY
@@ -185,7 +189,12 @@ def _merge_runs(left: _Runs, right: _Runs) -> _Runs:
     return left[0], left[1] + right[1]
 
 
-def parse_statement(statement: Statement, runs: Iterable[RunInfo], catalog: CatalogIndex) -> ParsedStatement:
+def parse_statement(
+    statement: Statement,
+    runs: Iterable[RunInfo],
+    catalog: CatalogIndex,
+    function_rules: Mapping[str, FunctionRule] | None = None,
+) -> ParsedStatement:
     """The lineage of one distinct statement; any failure is kept as the reason, never raised.
 
     A statement that does not parse is a failure even when table names were recovered from its tokens (a guess
@@ -200,6 +209,7 @@ def parse_statement(statement: Statement, runs: Iterable[RunInfo], catalog: Cata
             schema=catalog.subset(statement.sql),
             dialect=statement.dialect,
             default_db=statement.default_db,
+            function_rules=function_rules,
         )
     except Exception as exc:  # a bulk load keeps going: any parser failure becomes a rejected statement
         return ParsedStatement(statement, ordered, (), f"could not be analysed: {type(exc).__name__}: {exc}")
@@ -215,11 +225,16 @@ def parse_statement(statement: Statement, runs: Iterable[RunInfo], catalog: Cata
     return ParsedStatement(statement, ordered, (), without_lineage=statement_kind(statement.sql))
 
 
-def parse_batch(number: int, items: Iterable[tuple[str, _Runs]], catalog: CatalogIndex) -> ParsedBatch:
+def parse_batch(
+    number: int,
+    items: Iterable[tuple[str, _Runs]],
+    catalog: CatalogIndex,
+    function_rules: Mapping[str, FunctionRule] | None = None,
+) -> ParsedBatch:
     """Parse the statements of one batch, in key order."""
     started = time.perf_counter()
     parsed = tuple(
-        parse_statement(statement, runs, catalog)
+        parse_statement(statement, runs, catalog, function_rules)
         for _, (statement, runs) in sorted(items, key=lambda i: i[0])
     )
     return ParsedBatch(number, parsed, time.perf_counter() - started)
@@ -297,6 +312,7 @@ def _state_for(options: LoadOptions, files: list[Path], graph_url: str) -> LoadS
         fmt=options.fmt,
         default_db=options.default_db,
         schema=options.schema,
+        function_rules=options.function_rules,
         graph=graph_url,
         checkpoint_every=options.checkpoint_every,
     )
@@ -342,13 +358,14 @@ def bulk_load(options: LoadOptions, progress: LoadProgress | None = None) -> Loa
         summary.batches_resumed = len(done)
         todo = batches - len(done)
         catalog = context.broadcast(CatalogIndex(options.schema))
+        rules = options.function_rules  # small: pickled with the parse closure into every task
         # the driver pulls one partition per batch, so parsing the next overlaps writing this one
         partitions = max(1, todo if driver_writer else min(todo, 4 * context.defaultParallelism))
         parsed = (
             distinct.map(lambda item: (batch_of(item[0], batches), item))
             .filter(lambda pair: pair[0] not in done)
             .groupByKey(numPartitions=partitions)
-            .map(lambda pair: parse_batch(pair[0], pair[1], catalog.value))
+            .map(lambda pair: parse_batch(pair[0], pair[1], catalog.value, rules))
         )
         progress.phase(f"parsing and writing {todo} batches", batches)
         progress.advance(len(done))

@@ -48,7 +48,7 @@ def _hive_block(sql: str, job: str, second: int) -> list[str]:
     ]
 
 
-def _load(tmp_path: Path, logs: Path, *extra: str) -> Any:
+def _load(tmp_path: Path, logs: Path, *extra: str, graph: str | None = None) -> Any:
     return invoke(
         [
             "ingest",
@@ -57,7 +57,7 @@ def _load(tmp_path: Path, logs: Path, *extra: str) -> Any:
             "--master",
             "local[2]",
             "--graph",
-            f"embedded:{tmp_path / 'graph'}",
+            graph or f"embedded:{tmp_path / 'graph'}",
             "--state-dir",
             str(tmp_path / "state"),
             *extra,
@@ -148,3 +148,38 @@ def test_unparsable_sql_is_still_rejected_with_its_reason(spark: Any, tmp_path: 
     assert row["raw"] == "insert into dwd.x selec from" and row["reason"].startswith(
         "statement does not parse: "
     )
+
+
+def _sources(g: Any, column: str) -> set[str]:
+    return set(g.V().has("qualifiedName", column).in_("flowsTo").values("qualifiedName").to_list())
+
+
+@pytest.mark.parametrize("graph", ["embedded", "served"])
+def test_udf_rules_file_reaches_the_executors(spark: Any, tmp_path: Path, graph: str) -> None:
+    """The executors parse (on both write paths): a rule from the file changes the lineage they write."""
+    from lineage_platform.graph.embedded.engine import EmbeddedGraph
+    from lineage_platform.graph.embedded.server import BackgroundServer, ServerSettings
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    sql = "INSERT INTO dwd.o SELECT lookup_dim(id, tag) AS l, pick_if(flag, a, b) AS p FROM ods.t"
+    (logs / "audit.jsonl").write_text(_record(sql, "dim_job", 1) + "\n")
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("functions:\n  lookup_dim: {flow_args: [0]}\n  pick_if: {condition_args: [0]}\n")
+    if graph == "embedded":
+        result = _load(tmp_path, logs, "--strict", "--udf-rules", str(rules))
+        assert result.success, result.exception
+        g = connect(f"embedded:{tmp_path / 'graph'}")
+        assert _sources(g, "dwd.o.l") == {"ods.t.id"}  # without the rule: id and tag
+        assert _sources(g, "dwd.o.p") == {"ods.t.flag", "ods.t.a", "ods.t.b"}
+        [flag] = g.V().has("qualifiedName", "ods.t.flag").out_e("flowsTo").values("strength").to_list()
+        assert flag == "weak"
+        return
+    served = EmbeddedGraph(tmp_path / "served", lock_timeout=5.0)
+    try:
+        with BackgroundServer(served, ServerSettings(port=0)) as server:
+            result = _load(tmp_path, logs, "--strict", "--udf-rules", str(rules), graph=server.url)
+            assert result.success, result.exception
+            assert _sources(connect(server.url), "dwd.o.l") == {"ods.t.id"}
+    finally:
+        served.close()
