@@ -42,7 +42,7 @@ from lineage_platform.ingest.records import FAILED, BadRecord
 from lineage_platform.ingest.spark import session
 from lineage_platform.ingest.state import LoadState, fingerprint, list_inputs
 from lineage_platform.ingest.statements import Statement, prepare_query, statement_kind
-from lineage_platform.model import RunInfo, StatementLineage
+from lineage_platform.model import RESULT_DATASET, RunInfo, StatementLineage
 
 if TYPE_CHECKING:
     from lineage_platform.graph.writer import LineageWriter
@@ -72,9 +72,8 @@ class LoadOptions:
     graph_url: str | None = None
     schema: Mapping[str, Any] | None = None
     default_db: str | None = None
-    function_rules: Mapping[str, FunctionRule] | None = (
-        None  # lineage rules of user UDFs (shipped to executors)
-    )
+    # lineage rules of user UDFs (shipped to the executors with the parse tasks)
+    function_rules: Mapping[str, FunctionRule] | None = None
     state_dir: Path | None = None
     batch_size: int = 500
     checkpoint_every: int = DEFAULT_CHECKPOINT_EVERY
@@ -198,7 +197,8 @@ def parse_statement(
     """The lineage of one distinct statement; any failure is kept as the reason, never raised.
 
     A statement that does not parse is a failure even when table names were recovered from its tokens (a guess
-    is no lineage to record as fact); one that parses but reads and writes nothing is counted by its kind.
+    is no lineage to record as fact); one that parses but reads and writes nothing (DDL such as ADD PARTITION,
+    a SELECT of constants) is counted by its kind.
     """
     from lineage_platform.sql import extract_lineage
 
@@ -216,7 +216,10 @@ def parse_statement(
     parse_issues = "; ".join(i.message for item in lineage for i in item.errors if i.kind == "parse")
     if parse_issues:
         return ParsedStatement(statement, ordered, (), f"does not parse: {parse_issues}")
-    useful = tuple(item for item in lineage if item.inputs or item.outputs)
+    # a SELECT of constants (``select 1``, health checks) only writes its temporary result: nothing to record
+    useful = tuple(
+        item for item in lineage if item.inputs or any(d.name != RESULT_DATASET for d in item.outputs)
+    )
     if useful:
         return ParsedStatement(statement, ordered, useful)
     issues = "; ".join(issue.message for item in lineage for issue in item.errors)

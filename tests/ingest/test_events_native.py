@@ -60,7 +60,7 @@ def test_script_variables_and_use_apply_like_in_job_logs() -> None:
 
 def test_failed_runs_and_ddl_without_lineage_write_nothing() -> None:
     assert decode(query_event("INSERT INTO a.b SELECT x FROM a.c", status="failed")) == []
-    ddl = "ALTER TABLE a.c ADD IF NOT EXISTS PARTITION (dt='2026-01-05'); CREATE DATABASE IF NOT EXISTS z; SHOW TABLES"
+    ddl = "ALTER TABLE a.c ADD IF NOT EXISTS PARTITION (dt='2026-01-05'); CREATE DATABASE z; SHOW TABLES; SELECT 1"
     assert decode(query_event(ddl)) == []
 
 
