@@ -1,4 +1,8 @@
-"""Impact analysis: what breaks downstream if a table or column changes, and who would notice."""
+"""Impact analysis: what breaks downstream if a table or column changes, and who would notice.
+
+Read-only consumers count: plain SELECTs (reports, exports, ad-hoc queries of a named job) appear as their
+temporary results (kind ``result``), and their jobs and users are among those of the table they read.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,8 @@ from lineage_platform.trace import trace
 
 @dataclass
 class ImpactedDataset:
-    """A downstream table, file or column, with the jobs and users of the processes that read or write it."""
+    """A downstream table, file, column or SELECT result (kind ``result``), with the jobs and users of the
+    processes that read or write it."""
 
     qualified_name: str
     kind: str
@@ -42,9 +47,17 @@ class ImpactReport:
         }
 
 
-def impact(g: GraphTraversalSource, name: str, *, depth: int | None = None, **options: Any) -> ImpactReport:
-    """Downstream datasets of ``name`` ordered by distance, each with the jobs and users that feed or read it."""
-    lineage = trace(g, name, direction="down", depth=depth, **options)
+def impact(
+    g: GraphTraversalSource,
+    name: str,
+    *,
+    depth: int | None = None,
+    include_selects: bool = True,
+    **options: Any,
+) -> ImpactReport:
+    """Downstream datasets of ``name`` ordered by distance, each with the jobs and users that feed or read it;
+    ``include_selects`` (default) counts plain SELECTs as consumers."""
+    lineage = trace(g, name, direction="down", depth=depth, include_selects=include_selects, **options)
     touching: dict[Any, list[str]] = defaultdict(list)  # vertex -> processes writing it or reading it
     for edge in lineage.edges:
         touching[edge.target].append(edge.process)
@@ -53,7 +66,8 @@ def impact(g: GraphTraversalSource, name: str, *, depth: int | None = None, **op
     for node in sorted(lineage.nodes.values(), key=lambda n: (abs(n.depth), n.qualified_name)):
         if node.id == lineage.root:
             continue
-        entry = ImpactedDataset(node.qualified_name, node.label, abs(node.depth))
+        kind = "result" if node.properties.get("datasetKind") == "result" else node.label
+        entry = ImpactedDataset(node.qualified_name, kind, abs(node.depth))
         for key in touching[node.id]:
             process = lineage.processes.get(key)
             for run in process.runs if process else []:

@@ -9,6 +9,10 @@ Big lineage stays usable: every vertex expands at most ``fanout`` neighbours per
 inputs/outputs" for on-demand expansion, as Atlas's lineage API does), the whole result is bounded by ``limit``
 vertices and the search by ``timeout`` seconds; when a bound cuts the result, ``notes`` say what was cut.
 Depth has no small default cap; cycles across runs terminate because visited vertices are never expanded twice.
+
+Plain SELECTs (reports, exports, ad-hoc queries) are processes writing a temporary result of their own
+(``$result:<process key>``). They are read-only leaves and can be many, so a trace leaves them out unless
+``include_selects`` is set: then they are followed like any other process (and compete for ``fanout``).
 """
 
 from __future__ import annotations
@@ -24,11 +28,13 @@ from gremlin_python.process.traversal import Direction as End
 from gremlin_python.process.traversal import Order, P, T, TextP
 
 from lineage_platform.errors import GraphError
+from lineage_platform.model import RESULT_DATASET
 
 Direction = Literal["up", "down", "both"]
 Level = Literal["table", "column"]
 DATASET_LABELS = ("table", "file", "topic")
 _EDGE_KEYS = ("process", "strength", "transform", "keyPath")  # what a column lineage edge contributes
+RESULT_PREFIX = RESULT_DATASET + ":"  # qualifiedName prefix of a SELECT's result and of its columns
 
 
 def _runs() -> GraphTraversal:
@@ -155,17 +161,23 @@ def resolve(g: GraphTraversalSource, name: str) -> dict[str, Any]:
     raise GraphError(f"no table or column named {name!r} in the graph", hint=hint)
 
 
-def _hop(level: Level, upstream: bool, include_weak: bool, fanout: int) -> GraphTraversal:
+def _hop(
+    level: Level, upstream: bool, include_weak: bool, include_selects: bool, fanout: int
+) -> GraphTraversal:
     """Anonymous traversal from a vertex to its hop rows, at most ``fanout + 1`` of them.
 
     Table level: one row per process, ``{p: its elementMap, runs: its latest runs, n: [neighbour ids]}`` (at
     most ``fanout + 1`` neighbours each), so the hop brings the provenance too. Column level: the elementMap of
-    each lineage edge (its ends and its properties). No step reads a path, so the engine tracks none."""
+    each lineage edge (its ends and its properties). No step reads a path, so the engine tracks none. Without
+    ``include_selects`` downstream hops skip SELECT processes (table level) and edges into their results (column
+    level); upstream hops never reach them."""
     if level == "table":
         if upstream:
             processes, neighbours = __.in_("generated"), __.in_("usedBy")
         else:
             processes, neighbours = __.out("usedBy"), __.out("generated")
+            if not include_selects:
+                processes = processes.not_(__.has("operation", "SELECT"))
         return (
             processes.project("p", "runs", "n")
             .by(__.element_map())
@@ -178,6 +190,8 @@ def _hop(level: Level, upstream: bool, include_weak: bool, fanout: int) -> Graph
         edges = __.union(__.in_e("flowsTo"), __.in_("hasColumn").in_e("flowsTo").has("strength", "weak"))
     if not include_weak:
         edges = edges.has("strength", "strong")
+    if not upstream and not include_selects:
+        edges = edges.not_(__.in_v().has("qualifiedName", TextP.starting_with(RESULT_PREFIX)))
     return edges.limit(fanout + 1).element_map(*_EDGE_KEYS)
 
 
@@ -189,6 +203,7 @@ def trace(
     depth: int | None = None,
     level: Level | None = None,
     include_weak: bool = False,
+    include_selects: bool = False,
     since: str | None = None,
     fanout: int = 200,
     limit: int = 100_000,
@@ -196,7 +211,8 @@ def trace(
 ) -> LineageGraph:
     """Trace the lineage of a table or column (``db.table`` or ``db.table.column``).
 
-    ``level`` defaults to the level of the named vertex. The result holds every reached vertex with its depth,
+    ``level`` defaults to the level of the named vertex; ``include_selects`` also follows plain SELECTs to
+    their temporary results (read-only consumers). The result holds every reached vertex with its depth,
     the edges between them, and the provenance of every process on those edges.
     """
     root = resolve(g, name)
@@ -207,7 +223,8 @@ def trace(
     deadline = time.monotonic() + timeout
     provenance: dict[str, Process] = {}  # processes the table hops brought, by qualifiedName
     for way in directions:
-        _search(g, result, way == "up", depth, include_weak, since, fanout, limit, deadline, provenance)
+        hop = _hop(level, way == "up", include_weak, include_selects, fanout)
+        _search(g, result, way == "up", hop, depth, since, fanout, limit, deadline, provenance)
     _load_processes(g, result, provenance)
     return result
 
@@ -216,8 +233,8 @@ def _search(
     g: GraphTraversalSource,
     result: LineageGraph,
     upstream: bool,
+    hop_rows: GraphTraversal,
     depth: int | None,
-    include_weak: bool,
     since: str | None,
     fanout: int,
     limit: int,
@@ -228,7 +245,7 @@ def _search(
     reached by the previous level together with their hops."""
     visited = {result.root}
     pending = {result.root: 0}  # reached vertices (id -> depth) whose element maps the next round trip brings
-    hops_of = _hop(result.level, upstream, include_weak, fanout).fold()  # built once, sent with every level
+    hops_of = hop_rows.fold()  # built once, sent with every level
     hop = 0
     while pending:
         if depth is not None and hop >= depth:

@@ -41,13 +41,31 @@ def test_paper_example_upstream_of_avgsalary(paper_graph) -> None:
 
 
 def test_paper_example_downstream_of_avgsalary(paper_graph) -> None:
-    lineage = trace(paper_graph, "default.avgsalary", direction="down")
+    lineage = trace(paper_graph, "default.avgsalary", direction="down", include_selects=True)
     names = _names(lineage)
     assert "hdfs:///export/avgsalary.csv" in names
     results = [n for n in names if n.startswith("$result:")]
     assert len(results) == 1  # the temporary result of the SELECT
     assert names == {"default.avgsalary", "hdfs:///export/avgsalary.csv", results[0]}
     assert {lineage.processes[e.process].operation for e in lineage.edges} == {"EXPORT", "SELECT"}
+
+
+def test_selects_are_left_out_unless_asked_for(paper_graph) -> None:
+    lineage = trace(paper_graph, "default.avgsalary", direction="down")
+    assert _names(lineage) == {"default.avgsalary", "hdfs:///export/avgsalary.csv"}
+    assert {lineage.processes[e.process].operation for e in lineage.edges} == {"EXPORT"}
+
+
+def test_column_trace_follows_selects_into_their_result_only_when_asked(g) -> None:
+    LineageWriter(g).write(
+        extract_lineage(
+            "INSERT INTO db.o SELECT a AS b FROM db.t; SELECT upper(a) AS shout FROM db.t WHERE dt = '2024-01-01'"
+        )
+    )
+    assert _names(trace(g, "db.t.a", direction="down")) == {"db.t.a", "db.o.b"}
+    names = _names(trace(g, "db.t.a", direction="down", include_selects=True))
+    [shout] = [n for n in names if n.startswith("$result:")]
+    assert names == {"db.t.a", "db.o.b", shout} and shout.endswith(".shout")
 
 
 def test_paper_example_column_level(paper_graph) -> None:
@@ -155,3 +173,51 @@ def test_impact_lists_downstream_datasets_with_their_jobs_and_users(g) -> None:
     assert report.impacted[0].jobs == {"job1", "job2"}  # written by job1, read by job2
     assert report.impacted[1].users == {"user2"}
     assert report.impacted[1].last_run == "2024-01-03"
+
+
+def test_impact_counts_plain_selects_as_consumers(g) -> None:
+    from lineage_platform.impact import impact
+    from lineage_platform.model import RunInfo
+
+    writer = LineageWriter(g)
+    writer.write(
+        extract_lineage("INSERT INTO db.o SELECT a FROM db.t"),
+        RunInfo("SUCCEEDED", job="etl", user="e", start_time="2024-01-07"),
+    )
+    report_run = RunInfo("SUCCEEDED", job="weekly_report", user="ann", start_time="2024-01-08")
+    writer.write(extract_lineage("SELECT a, count(1) AS n FROM db.o GROUP BY a"), report_run)
+
+    report = impact(g, "db.t")
+    by_name = {d.qualified_name: d for d in report.impacted}
+    [result] = [d for d in report.impacted if d.kind == "result"]
+    assert result.hops == 2 and result.jobs == {"weekly_report"} and result.users == {"ann"}
+    assert by_name["db.o"].jobs == {"etl", "weekly_report"}  # written by etl, read by the report
+    assert result.last_run == "2024-01-08"
+
+    without = impact(g, "db.t", include_selects=False)
+    assert [d.qualified_name for d in without.impacted] == ["db.o"]
+    assert without.impacted[0].jobs == {"etl"}
+
+
+def test_impact_and_trace_commands_take_the_selects_option(tmp_path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from lineage_platform.cli import cli
+    from lineage_platform.graph import connect
+
+    graph = f"embedded:{tmp_path / 'graph'}"
+    LineageWriter(connect(graph)).write(extract_lineage("SELECT a FROM db.t"))
+    runner = CliRunner()
+    shown = runner.invoke(cli, ["impact", "db.t", "--graph", graph, "--format", "json"])
+    assert shown.exit_code == 0, shown.output
+    assert [d["kind"] for d in json.loads(shown.output)["impacted"]] == ["result"]
+    hidden = runner.invoke(cli, ["impact", "db.t", "--graph", graph, "--format", "json", "--no-selects"])
+    assert json.loads(hidden.output)["impacted"] == []
+    traced = runner.invoke(
+        cli, ["trace", "db.t", "--down", "--graph", graph, "--format", "json", "--selects"]
+    )
+    assert "$result:" in traced.output
+    plain = runner.invoke(cli, ["trace", "db.t", "--down", "--graph", graph, "--format", "json"])
+    assert "$result:" not in plain.output

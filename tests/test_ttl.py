@@ -83,3 +83,17 @@ def test_storage_that_could_be_saved_where_sizes_are_known() -> None:
     advice = advise(g, "ods.events", margin_days=1)
     assert advice.recommended_ttl_days == 21
     assert advice.savable_bytes == (90 - 21) * 10_000
+
+
+def test_plain_select_reads_count_as_read_windows() -> None:
+    report = (
+        "weekly_report",
+        "SELECT uid, count(1) AS n FROM ods.events WHERE dt >= date_sub('${bizdate}', 45) GROUP BY uid",
+    )
+    advice = advise(_graph([report]), "ods.events", margin_days=1)
+    by_column = {c.column: c for c in advice.columns}
+    select_use = [u for u in by_column["ods.events.uid"].uses if u.operation == "SELECT"]
+    assert [(u.jobs, u.days) for u in select_use] == [(["weekly_report"], 45)]
+    assert by_column["ods.events.uid"].reads_back_days == 45
+    assert by_column["ods.events.payload"].unused  # the report reads uid (and dt) only
+    assert advice.recommended_ttl_days == 46

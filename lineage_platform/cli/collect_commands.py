@@ -29,6 +29,7 @@ from lineage_platform.ingest.collector import DEFAULT_DEAD_LETTER_TOPIC, DEFAULT
 )
 @p.graph_url
 @p.schema_file
+@p.udf_rules
 @p.batch_size
 @p.option(
     "--max-records", type=click.IntRange(min=1), default=500, show_default=True, help="Records per poll."
@@ -58,6 +59,7 @@ def collect(
     dead_letter_topic: str,
     graph_url: str | None,
     schema_file: str | None,
+    udf_rules_file: str | None,
     batch_size: int,
     max_records: int,
     max_poll_interval_ms: int,
@@ -67,6 +69,7 @@ def collect(
 ) -> None:
     """Consume hook events (platform events, Atlas HookNotifications, OpenLineage RunEvents) into the graph."""
     from lineage_platform.ingest.collector import Collector, CollectorOptions, describe
+    from lineage_platform.sql import load_function_rules
     from lineage_platform.sql.schema_file import load_schema
 
     options = CollectorOptions(
@@ -76,6 +79,7 @@ def collect(
         dead_letter_topic=dead_letter_topic or None,
         graph_url=graph_url,
         schema=load_schema(schema_file) if schema_file else None,
+        function_rules=load_function_rules(udf_rules_file) if udf_rules_file else None,
         batch_size=batch_size,
         max_records=max_records,
         max_poll_interval_ms=max_poll_interval_ms,

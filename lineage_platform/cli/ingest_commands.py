@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from lineage_platform.cli import params as p
 from lineage_platform.config import ENV_PREFIX
 from lineage_platform.ingest.readers import AUTO, FORMATS
+
+if TYPE_CHECKING:
+    from lineage_platform.ingest.bulk_load import LoadSummary
 
 
 @click.group()
@@ -32,8 +36,8 @@ def sample(out_dir: Path, tables: int, statements: int, seed: int) -> None:
     summary = generate_sample(out_dir, tables=tables, statements=statements, seed=seed)
     garbage = ", ".join(f"{fmt} {count}" for fmt, count in sorted(summary.garbage.items())) or "none"
     click.echo(
-        f"{summary.records} query records over {summary.days} days ({summary.failed} failed, {summary.noise} without "
-        f"lineage) from {summary.jobs} jobs on {summary.tables} tables; damaged lines: {garbage}; written to {out_dir}"
+        f"{summary.records} query records over {summary.days} days ({summary.failed} failed, {summary.noise} ad-hoc) "
+        f"from {summary.jobs} jobs on {summary.tables} tables; damaged lines: {garbage}; written to {out_dir}"
     )
 
 
@@ -58,6 +62,7 @@ def sample(out_dir: Path, tables: int, statements: int, seed: int) -> None:
 @p.graph_url
 @p.schema_file
 @p.default_db
+@p.udf_rules
 @p.option(
     "--state-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -80,16 +85,18 @@ def logs(
     graph_url: str | None,
     schema_file: str | None,
     default_db: str | None,
+    udf_rules_file: str | None,
     state_dir: Path | None,
     batch_size: int,
     checkpoint_every: int,
     strict: bool,
-) -> None:
+) -> LoadSummary:
     """Load job logs at PATHS (files or folders) into the lineage graph with Spark."""
     from rich.console import Console
 
     from lineage_platform.ingest.bulk_load import LoadOptions, bulk_load
     from lineage_platform.ingest.report import RichLoadProgress, summary_table
+    from lineage_platform.sql import load_function_rules
     from lineage_platform.sql.schema_file import load_schema
 
     options = LoadOptions(
@@ -99,6 +106,7 @@ def logs(
         graph_url=graph_url,
         schema=load_schema(schema_file) if schema_file else None,
         default_db=default_db,
+        function_rules=load_function_rules(udf_rules_file) if udf_rules_file else None,
         state_dir=state_dir,
         batch_size=batch_size,
         checkpoint_every=checkpoint_every,
@@ -108,3 +116,4 @@ def logs(
     Console().print(summary_table(summary))
     if strict and (summary.bad_records or summary.parse_failed):
         raise click.ClickException(f"rejected input: see {summary.rejected_file}")
+    return summary

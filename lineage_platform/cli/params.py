@@ -45,5 +45,27 @@ schema_file = option(
     default=None,
     help="Table schemas: JSON or YAML {db: {table: {column: type}}}.",
 )
+
+
+def selects(default: bool):
+    """``--selects/--no-selects``: whether plain SELECTs (read-only consumers) are followed; the default differs
+    per command."""
+    return option(
+        "--selects/--no-selects",
+        "include_selects",
+        default=default,
+        show_default=True,
+        help="Follow plain SELECTs (reports, exports, ad-hoc queries) to their temporary results.",
+    )
+
+
 store = option("--store", type=click.Path(file_okay=False), default=None, help="Embedded store directory.")
+udf_rules = option(
+    "--udf-rules",
+    "udf_rules_file",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Lineage rules of your UDFs (YAML or JSON: functions: {name: {flow_args, condition_args, aggregate, "
+    "masking, key_arg}}).",
+)
 user = option("--user", required=True, help="The user the statement runs as.")

@@ -22,6 +22,7 @@ def sql() -> None:
 @p.schema_file
 @p.output_format
 @p.default_db
+@p.udf_rules
 @p.option(
     "--var",
     "variables",
@@ -35,17 +36,21 @@ def lineage(
     schema_file: str | None,
     output_format: str,
     default_db: str | None,
+    udf_rules_file: str | None,
     variables: tuple[str, ...],
 ) -> list:
     """Print the lineage records of every statement in FILE (default: standard input)."""
-    from lineage_platform.sql import extract_lineage
+    from lineage_platform.sql import extract_lineage, load_function_rules
     from lineage_platform.sql.schema_file import load_schema
     from lineage_platform.sql.text_report import format_text
 
     if output_format not in ("json", "text"):
         raise SqlError(f"unknown --format {output_format!r}", hint="use --format json or --format text")
     schema = load_schema(schema_file) if schema_file else None
-    records = extract_lineage(file.read(), schema, dialect, default_db, _parse_variables(variables))
+    rules = load_function_rules(udf_rules_file) if udf_rules_file else None
+    records = extract_lineage(
+        file.read(), schema, dialect, default_db, _parse_variables(variables), function_rules=rules
+    )
     if output_format == "json":
         click.echo(json.dumps([r.to_dict() for r in records], indent=2))
     else:

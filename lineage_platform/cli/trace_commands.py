@@ -21,6 +21,7 @@ FORMATS = ("tree", "json", "dot", "svg", "html")
     "--level", type=click.Choice(["table", "column"]), default=None, help="Level (default: the name's)."
 )
 @click.option("--include-weak", is_flag=True, help="Also follow weak (filter/join/group-by) column edges.")
+@p.selects(default=False)
 @click.option("--since", default=None, help="Only processes with a run at or after this ISO date.")
 @click.option(
     "--fanout", type=int, default=200, show_default=True, help="Neighbours expanded per vertex and hop."
@@ -37,6 +38,7 @@ def trace(
     depth: int | None,
     level: str | None,
     include_weak: bool,
+    include_selects: bool,
     since: str | None,
     fanout: int,
     limit: int,
@@ -55,6 +57,7 @@ def trace(
         depth=depth,
         level=level,  # type: ignore[arg-type]
         include_weak=include_weak,
+        include_selects=include_selects,
         since=since,
         fanout=fanout,
         limit=limit,
@@ -76,12 +79,16 @@ def trace(
 @click.command()
 @click.argument("name")
 @p.depth
+@p.selects(default=True)
 @click.option(
     "--format", "output_format", type=click.Choice(["table", "json"]), default="table", help="Output."
 )
 @p.graph_url
-def impact(name: str, depth: int | None, output_format: str, graph_url: str | None) -> None:
-    """Downstream tables and columns of NAME with the jobs and users that would be affected."""
+def impact(
+    name: str, depth: int | None, include_selects: bool, output_format: str, graph_url: str | None
+) -> None:
+    """Downstream tables and columns of NAME with the jobs and users that would be affected (and, by default,
+    the plain SELECTs that read them: kind result)."""
     import json
 
     from rich.console import Console
@@ -90,7 +97,7 @@ def impact(name: str, depth: int | None, output_format: str, graph_url: str | No
     from lineage_platform.graph import connect
     from lineage_platform.impact import impact as run_impact
 
-    report = run_impact(connect(graph_url), name, depth=depth)
+    report = run_impact(connect(graph_url), name, depth=depth, include_selects=include_selects)
     if output_format == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, default=str))
         return

@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from gremlin_python.process.graph_traversal import GraphTraversalSource, __
 
+from lineage_platform.graph.writer import statement_key
 from lineage_platform.ingest.events.native import RUN_FIELDS
 from lineage_platform.ingest.events.openlineage import (
     DATASET_FACET,
@@ -75,10 +76,15 @@ def run_events(
     created_micros: int = 0,
     namespace: str = "hive",
 ) -> Iterator[dict[str, Any]]:
-    """The RunEvents of one statement: one per run, or one OTHER event when it has no run."""
+    """The RunEvents of one statement: one per run, or one OTHER event when it has no run.
+
+    A plain SELECT's ``$result`` is exported as ``$result:<process key>`` (kind temp), the name the graph gives it:
+    every SELECT's result is a dataset of its own for OpenLineage consumers too.
+    """
     facets = to_openlineage_facet(statement, namespace)
-    inputs = [_dataset(d, namespace, None) for d in statement.inputs]
-    outputs = [_dataset(d, namespace, facets.get(d.name)) for d in statement.outputs]
+    result_name = f"{RESULT_DATASET}:{statement_key(statement)}"
+    inputs = [_dataset(d, namespace, None, result_name) for d in statement.inputs]
+    outputs = [_dataset(d, namespace, facets.get(d.name), result_name) for d in statement.outputs]
     job = {
         "namespace": namespace,
         "name": job_name,
@@ -116,11 +122,15 @@ def _facet(name: str, **fields: Any) -> dict[str, Any]:
     return {"_producer": PRODUCER, "_schemaURL": schema, **fields}
 
 
-def _dataset(dataset: Dataset, namespace: str, column_lineage: dict[str, Any] | None) -> dict[str, Any]:
+def _dataset(
+    dataset: Dataset, namespace: str, column_lineage: dict[str, Any] | None, result_name: str
+) -> dict[str, Any]:
     if dataset.kind == "path" and "://" in dataset.name:
         scheme, _, rest = dataset.name.partition("://")
         authority, _, path = rest.partition("/")
         identity = {"namespace": f"{scheme}://{authority}", "name": "/" + path}
+    elif dataset.name == RESULT_DATASET:
+        identity = {"namespace": namespace, "name": result_name}
     else:
         identity = {"namespace": namespace, "name": dataset.name}
     facets: dict[str, Any] = {DATASET_FACET: _facet(DATASET_FACET, kind=dataset.kind)}

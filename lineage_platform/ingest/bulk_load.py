@@ -5,14 +5,16 @@ parsed batches come back to the driver):
 
 1. read: ``wholeTextFiles`` hands each log file to one task, whose reader (``readers/``) yields query
    records or bad records; failed queries are counted and dropped; each succeeded query is split into
-   statements and those without lineage (SET, USE, SHOW, plain SELECT ...) are counted and dropped
-   (``statements.prepare_query``).
+   statements and those that cannot read or write data (SET, USE, SHOW, GRANT ...) are counted by kind and
+   dropped (``statements.prepare_query``).
 2. de-duplicate: statements are keyed by their normalised text (see ``statements.py``); every run of a
    statement keeps its own provenance (a ``RunInfo``), joined back to the one distinct statement.
 3. batch: the distinct statements are spread over ``ceil(distinct / checkpoint_every)`` numbered batches
    by a hash of their key (the same batches in every run over the same input); batches already marked
    done in the state folder (``state.py``) are left out.
-4. parse: ``extract_lineage`` runs in the executors, a batch per task; failures are kept with their reason.
+4. parse: ``extract_lineage`` runs in the executors, a batch per task; failures are kept with their reason;
+   statements the parser finds reading and writing nothing (``ALTER TABLE ... ADD PARTITION``, ``MSCK REPAIR``,
+   ``CREATE DATABASE`` ...) are counted by kind, like those dropped before parsing.
 5. write: with an embedded graph (one process may open it) the driver pulls the parsed batches one
    partition at a time (``toLocalIterator`` with prefetch, one batch per partition), so the executors
    parse the next batch while the driver writes this one; with a ``ws://`` graph every executor
@@ -29,7 +31,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -39,11 +41,12 @@ from lineage_platform.ingest.readers import AUTO, read_text, reader_for
 from lineage_platform.ingest.records import FAILED, BadRecord
 from lineage_platform.ingest.spark import session
 from lineage_platform.ingest.state import LoadState, fingerprint, list_inputs
-from lineage_platform.ingest.statements import Statement, prepare_query
-from lineage_platform.model import RunInfo, StatementLineage
+from lineage_platform.ingest.statements import Statement, prepare_query, statement_kind
+from lineage_platform.model import RESULT_DATASET, RunInfo, StatementLineage
 
 if TYPE_CHECKING:
     from lineage_platform.graph.writer import LineageWriter
+    from lineage_platform.sql.function_rules import FunctionRule
 
 DEFAULT_CHECKPOINT_EVERY = 200
 _TALLY = "tally"  # key of the per-partition counts; statement keys are hex digests, so never equal
@@ -69,6 +72,8 @@ class LoadOptions:
     graph_url: str | None = None
     schema: Mapping[str, Any] | None = None
     default_db: str | None = None
+    # lineage rules of user UDFs (shipped to the executors with the parse tasks)
+    function_rules: Mapping[str, FunctionRule] | None = None
     state_dir: Path | None = None
     batch_size: int = 500
     checkpoint_every: int = DEFAULT_CHECKPOINT_EVERY
@@ -84,7 +89,7 @@ class LoadSummary:
     bad_records: int = 0
     failed_queries: int = 0
     statements: int = 0
-    skipped_statements: int = 0
+    without_lineage: Counter[str] = field(default_factory=Counter)  # statement kind -> statements
     distinct: int = 0
     parsed: int = 0
     parse_failed: int = 0
@@ -101,22 +106,30 @@ class LoadSummary:
     rejected_file: str = ""
 
     def rows(self) -> list[tuple[str, str]]:
-        """(name, value) pairs for display."""
-        return [
-            (item.name.replace("_", " "), f"{value:.2f}" if isinstance(value, float) else str(value))
-            for item in fields(self)
-            if (value := getattr(self, item.name)) is not None
-        ]
+        """(name, value) pairs for display; statements without lineage as a total and one row per kind."""
+        rows = []
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if isinstance(value, Counter):
+                rows.append(("statements without lineage", str(value.total())))
+                rows += [(f"  {kind}", str(count)) for kind, count in sorted(value.items())]
+            else:
+                rows.append(
+                    (item.name.replace("_", " "), f"{value:.2f}" if isinstance(value, float) else str(value))
+                )
+        return rows
 
 
 @dataclass(frozen=True)
 class ParsedStatement:
-    """A distinct statement after parsing: its lineage (empty on failure) and every run of it."""
+    """A distinct statement after parsing: its lineage (empty on failure, or when it reads and writes nothing:
+    then ``without_lineage`` is its kind) and every run of it."""
 
     statement: Statement
     runs: tuple[RunInfo, ...]
     lineage: tuple[StatementLineage, ...]
-    error: str | None = None
+    error: str | None = None  # why it was rejected, as a predicate of "statement": "does not parse: ..."
+    without_lineage: str | None = None
 
 
 @dataclass(frozen=True)
@@ -139,8 +152,10 @@ def read_partition(
     files: Iterable[tuple[str, str]], fmt: str, default_db: str | None
 ) -> Iterator[tuple[str, Any]]:
     """Runs of lineage statements in one partition's logs, as ``(key, (statement, (run,)))``, then one
-    ``(_TALLY, (counts, bad records))`` item; the counts are named like the LoadSummary fields they add to."""
+    ``(_TALLY, (counts, kinds without lineage, bad records))`` item; the counts are named like the LoadSummary
+    fields they add to."""
     counts: Counter[str] = Counter()
+    without_lineage: Counter[str] = Counter()
     bad: list[dict[str, Any]] = []
     for uri, text in files:
         for record in read_text(text, _local_path(uri), fmt):
@@ -152,13 +167,13 @@ def read_partition(
                 counts["failed_queries"] += 1
                 continue
             prepared = prepare_query(record.sql, record.engine, default_db)
-            counts["skipped_statements"] += prepared.skipped
+            without_lineage.update(prepared.without_lineage)
             counts["statements"] += len(prepared.statements)
             run = record.run_info()
             for statement in prepared.statements:
                 yield statement.key, (statement, (run,))
     counts["bad_records"] = len(bad)
-    yield _TALLY, (counts, bad)
+    yield _TALLY, (counts, without_lineage, bad)
 
 
 def batch_of(key: str, batches: int) -> int:
@@ -173,8 +188,18 @@ def _merge_runs(left: _Runs, right: _Runs) -> _Runs:
     return left[0], left[1] + right[1]
 
 
-def parse_statement(statement: Statement, runs: Iterable[RunInfo], catalog: CatalogIndex) -> ParsedStatement:
-    """The lineage of one distinct statement; any failure is kept as the reason, never raised."""
+def parse_statement(
+    statement: Statement,
+    runs: Iterable[RunInfo],
+    catalog: CatalogIndex,
+    function_rules: Mapping[str, FunctionRule] | None = None,
+) -> ParsedStatement:
+    """The lineage of one distinct statement; any failure is kept as the reason, never raised.
+
+    A statement that does not parse is a failure even when table names were recovered from its tokens (a guess
+    is no lineage to record as fact); one that parses but reads and writes nothing (DDL such as ADD PARTITION,
+    a SELECT of constants) is counted by its kind.
+    """
     from lineage_platform.sql import extract_lineage
 
     ordered = tuple(sorted(runs, key=lambda run: (run.start_time or "", run.source or "")))
@@ -184,24 +209,35 @@ def parse_statement(statement: Statement, runs: Iterable[RunInfo], catalog: Cata
             schema=catalog.subset(statement.sql),
             dialect=statement.dialect,
             default_db=statement.default_db,
+            function_rules=function_rules,
         )
     except Exception as exc:  # a bulk load keeps going: any parser failure becomes a rejected statement
-        return ParsedStatement(statement, ordered, (), f"{type(exc).__name__}: {exc}")
-    useful = tuple(item for item in lineage if item.inputs or item.outputs)
-    if not useful:
-        issues = (
-            "; ".join(issue.message for item in lineage for issue in item.errors)
-            or "no datasets read or written"
-        )
-        return ParsedStatement(statement, ordered, (), f"no lineage: {issues}")
-    return ParsedStatement(statement, ordered, useful)
+        return ParsedStatement(statement, ordered, (), f"could not be analysed: {type(exc).__name__}: {exc}")
+    parse_issues = "; ".join(i.message for item in lineage for i in item.errors if i.kind == "parse")
+    if parse_issues:
+        return ParsedStatement(statement, ordered, (), f"does not parse: {parse_issues}")
+    # a SELECT of constants (``select 1``, health checks) only writes its temporary result: nothing to record
+    useful = tuple(
+        item for item in lineage if item.inputs or any(d.name != RESULT_DATASET for d in item.outputs)
+    )
+    if useful:
+        return ParsedStatement(statement, ordered, useful)
+    issues = "; ".join(issue.message for item in lineage for issue in item.errors)
+    if issues:
+        return ParsedStatement(statement, ordered, (), f"has no lineage: {issues}")
+    return ParsedStatement(statement, ordered, (), without_lineage=statement_kind(statement.sql))
 
 
-def parse_batch(number: int, items: Iterable[tuple[str, _Runs]], catalog: CatalogIndex) -> ParsedBatch:
+def parse_batch(
+    number: int,
+    items: Iterable[tuple[str, _Runs]],
+    catalog: CatalogIndex,
+    function_rules: Mapping[str, FunctionRule] | None = None,
+) -> ParsedBatch:
     """Parse the statements of one batch, in key order."""
     started = time.perf_counter()
     parsed = tuple(
-        parse_statement(statement, runs, catalog)
+        parse_statement(statement, runs, catalog, function_rules)
         for _, (statement, runs) in sorted(items, key=lambda i: i[0])
     )
     return ParsedBatch(number, parsed, time.perf_counter() - started)
@@ -212,7 +248,7 @@ def _rejected_row(item: ParsedStatement) -> dict[str, Any]:
     return {
         "source": source,
         "line": int(line or 0),
-        "reason": f"parse failed: {item.error}",
+        "reason": f"statement {item.error}",
         "raw": item.statement.sql,
     }
 
@@ -222,12 +258,17 @@ def write_batch(writer: LineageWriter, batch: ParsedBatch, state: LoadState) -> 
     pairs = [(lineage, run) for item in batch.statements for lineage in item.lineage for run in item.runs]
     written = writer.write_runs(pairs)
     failures = [_rejected_row(item) for item in batch.statements if item.error]
+    without_lineage: Counter[str] = Counter()
+    for item in batch.statements:
+        if item.without_lineage:
+            without_lineage[item.without_lineage] += len(item.runs)
     result = {
         "batch": batch.number,
         "statements": len(batch.statements),
         "parsed": len(batch.statements) - len(failures),
         "parse_failed": len(failures),
         "failures": failures,
+        "without_lineage": dict(without_lineage),
         "vertices": written.vertices,
         "edges": written.edges,
         "processes": written.processes,
@@ -274,6 +315,7 @@ def _state_for(options: LoadOptions, files: list[Path], graph_url: str) -> LoadS
         fmt=options.fmt,
         default_db=options.default_db,
         schema=options.schema,
+        function_rules=options.function_rules,
         graph=graph_url,
         checkpoint_every=options.checkpoint_every,
     )
@@ -308,9 +350,10 @@ def bulk_load(options: LoadOptions, progress: LoadProgress | None = None) -> Loa
     try:
         summary = LoadSummary(files=len(files), state_dir=str(state.dir))
         bad_records: list[dict[str, Any]] = []
-        for counts, bad in tagged.filter(lambda item: item[0] == _TALLY).values().collect():
+        for counts, without_lineage, bad in tagged.filter(lambda item: item[0] == _TALLY).values().collect():
             for name, count in counts.items():
                 setattr(summary, name, getattr(summary, name) + count)
+            summary.without_lineage.update(without_lineage)
             bad_records.extend(bad)
         summary.distinct = distinct.count()
         summary.batches = batches = math.ceil(summary.distinct / options.checkpoint_every)
@@ -318,13 +361,14 @@ def bulk_load(options: LoadOptions, progress: LoadProgress | None = None) -> Loa
         summary.batches_resumed = len(done)
         todo = batches - len(done)
         catalog = context.broadcast(CatalogIndex(options.schema))
+        rules = options.function_rules  # small: pickled with the parse closure into every task
         # the driver pulls one partition per batch, so parsing the next overlaps writing this one
         partitions = max(1, todo if driver_writer else min(todo, 4 * context.defaultParallelism))
         parsed = (
             distinct.map(lambda item: (batch_of(item[0], batches), item))
             .filter(lambda pair: pair[0] not in done)
             .groupByKey(numPartitions=partitions)
-            .map(lambda pair: parse_batch(pair[0], pair[1], catalog.value))
+            .map(lambda pair: parse_batch(pair[0], pair[1], catalog.value, rules))
         )
         progress.phase(f"parsing and writing {todo} batches", batches)
         progress.advance(len(done))
@@ -360,6 +404,7 @@ def _finish(
     for result in state.results():
         for name in _BATCH_TOTALS:
             setattr(summary, name, getattr(summary, name) + result[name])
+        summary.without_lineage.update(result.get("without_lineage", {}))
         rejected.extend(result["failures"])
     summary.rejected_file = str(state.write_rejected(rejected))
     summary.seconds = time.perf_counter() - started

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from gremlin_python.process.graph_traversal import GraphTraversalSource
     from kafka import KafkaConsumer, KafkaProducer, TopicPartition
     from kafka.consumer.fetcher import ConsumerRecord
+
+    from lineage_platform.sql.function_rules import FunctionRule
 
 DEFAULT_GROUP = "lineage-collector"
 DEFAULT_DEAD_LETTER_TOPIC = "lineage-dead-letter"
@@ -50,6 +52,7 @@ class CollectorOptions:
     dead_letter_topic: str | None = DEFAULT_DEAD_LETTER_TOPIC
     graph_url: str | None = None
     schema: dict[str, Any] | None = None
+    function_rules: Mapping[str, FunctionRule] | None = None  # lineage rules of user UDFs
     batch_size: int = 500
     max_records: int = 500
     poll_timeout_ms: int = 500
@@ -115,7 +118,7 @@ class Collector:
             )
         self.options = options
         self.writer = LineageWriter(g or connect(options.graph_url), batch_size=options.batch_size)
-        self.decoder = EventDecoder(CatalogIndex(options.schema))
+        self.decoder = EventDecoder(CatalogIndex(options.schema), options.function_rules)
         self.stats = CollectorStats()
         self.on_batch = on_batch
         self._stopping = False

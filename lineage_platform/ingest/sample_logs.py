@@ -9,7 +9,7 @@
 
 The scheduled jobs of :mod:`sample_warehouse` run once a day, upstream layers first, for as many days
 as it takes to reach ``statements`` query records. Between them sit ad-hoc and housekeeping queries
-without lineage (SET, USE, SHOW, DESCRIBE, EXPLAIN, count checks), some runs fail, and each format gets
+(SET, USE, SHOW, DESCRIBE, EXPLAIN, and plain SELECTs: count checks and peeks), some runs fail, and each format gets
 a few garbage or truncated lines. The formats are described in this package's README.md.
 """
 

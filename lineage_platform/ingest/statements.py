@@ -2,8 +2,9 @@
 
 A logged query may be a script (``SET hivevar:bizdate=...; USE dwd; INSERT ...``). This module splits
 it into statements, applies ``SET`` variables and ``USE`` databases to the statements after them, drops
-statements without lineage (SET, USE, SHOW, DESCRIBE, EXPLAIN, plain SELECT, ...), and normalises the
-rest so that runs of the same scheduled statement on different days share one key:
+statements that cannot read or write data (SET, USE, SHOW, DESCRIBE, EXPLAIN, GRANT, ...) counting them by
+kind (:func:`statement_kind`), and normalises the rest so that runs of the same scheduled statement on
+different days share one key:
 
 * comments are removed, whitespace is collapsed and text outside quotes is lower-cased (Hive and
   Spark identifiers and keywords are case-insensitive, so this keeps the statement's meaning);
@@ -19,16 +20,19 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 DATE_PLACEHOLDER = "${bizdate}"
 ENGINE_DIALECTS: Mapping[str, str] = {"hive": "hive", "spark": "spark", "presto": "presto", "trino": "trino"}
 DEFAULT_DIALECT = "hive"
 
-# first keyword of statements that read or write datasets
+# first keyword of statements that read or write datasets (a plain SELECT reads: its result is a dataset)
 _LINEAGE_KEYWORDS = frozenset(
     {
+        "select",
+        "with",
         "insert",
         "create",
         "drop",
@@ -45,6 +49,67 @@ _LINEAGE_KEYWORDS = frozenset(
 )
 # CREATE/DROP of these objects moves no data between datasets
 _NON_DATASET_OBJECTS = re.compile(r"^(create|drop)\s+(temporary\s+)?(function|macro|role)\b")
+# statement kinds (statement_kind): words that name the kind of object after the leading keyword, words that
+# say nothing about the kind, and the action words of ALTER TABLE/VIEW that follow the object's name
+_KIND_OBJECTS = frozenset(
+    [
+        "table",
+        "tables",
+        "view",
+        "views",
+        "database",
+        "databases",
+        "schema",
+        "schemas",
+        "function",
+        "functions",
+        "macro",
+        "role",
+        "roles",
+        "index",
+        "partitions",
+        "columns",
+        "repair",
+        "create",
+        "grants",
+        "tblproperties",
+        "jar",
+        "jars",
+        "file",
+        "files",
+    ]
+)
+_KIND_FILLERS = frozenset(
+    [
+        "if",
+        "not",
+        "exists",
+        "temporary",
+        "external",
+        "global",
+        "or",
+        "replace",
+        "formatted",
+        "extended",
+        "lazy",
+    ]
+)
+_ALTER_ACTIONS = frozenset(
+    [
+        "partition",
+        "partitions",
+        "column",
+        "columns",
+        "tblproperties",
+        "serdeproperties",
+        "location",
+        "fileformat",
+        "serde",
+        "owner",
+        "to",
+    ]
+)
+_KIND_TOKEN = re.compile(r"""'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|`[^`]*`|[\w.${}:]+|\S""")
 _ISO_DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
 _COMPACT_DATE = re.compile(r"^\d{8}$")
 _SET_VARIABLE = re.compile(
@@ -78,10 +143,10 @@ class Statement:
 
 @dataclass(frozen=True)
 class PreparedQuery:
-    """What one logged query holds: its lineage statements and how many statements carried no lineage."""
+    """What one logged query holds: its lineage statements, and the statements without lineage by kind."""
 
     statements: tuple[Statement, ...]
-    skipped: int
+    without_lineage: Counter[str] = field(default_factory=Counter)
 
 
 def _segments(sql: str) -> Iterator[tuple[str, str]]:
@@ -140,11 +205,54 @@ def normalise(statement: str) -> str:
 
 
 def has_lineage(normalised: str) -> bool:
-    """Whether a normalised statement reads or writes datasets (so the graph has something to record)."""
-    first = normalised.split(" ", 1)[0]
-    if first == "with":
-        return any(kind == "code" and re.search(r"\binsert\b", text) for kind, text in _segments(normalised))
+    """Whether a normalised statement may read or write datasets (so it is worth parsing).
+
+    The parser has the last word: DDL such as ``alter table t add partition (...)`` passes here and comes back
+    without datasets.
+    """
+    first = normalised.lstrip("(").split(" ", 1)[0]
     return first in _LINEAGE_KEYWORDS and not _NON_DATASET_OBJECTS.match(normalised)
+
+
+def statement_kind(normalised: str) -> str:
+    """What kind of statement this is, in upper-case keywords: how statements without lineage are counted.
+
+    The leading keyword, the kind of object it acts on and, for ALTER TABLE/VIEW, the action after the name.
+
+    >>> statement_kind("alter table dwd.t add if not exists partition (dt='${bizdate}')")
+    'ALTER TABLE ADD PARTITION'
+    >>> statement_kind("alter table t partition (dt='x') set location 'hdfs://nn/t/x'")
+    'ALTER TABLE SET LOCATION'
+    >>> statement_kind("msck repair table t"), statement_kind("create temporary function f as 'a.F'")
+    ('MSCK REPAIR TABLE', 'CREATE FUNCTION')
+    >>> statement_kind("grant select on table t to user bob"), statement_kind("refresh t")
+    ('GRANT', 'REFRESH')
+    """
+    tokens = [token for token in _KIND_TOKEN.findall(normalised) if token not in _KIND_FILLERS]
+    if not tokens:
+        return "EMPTY"
+    kind, rest = [tokens[0]], tokens[1:]
+    while rest and rest[0] in _KIND_OBJECTS:
+        kind.append(rest.pop(0))
+    if kind[0] == "alter" and len(kind) > 1 and rest:
+        rest = _after_partition_spec(rest[1:])  # the object's name, then an optional partition (...)
+        if rest and rest[0].isalpha():
+            kind.append(rest.pop(0))
+            if rest and rest[0] in _ALTER_ACTIONS:
+                kind.append(rest[0])
+    return " ".join(kind).upper()
+
+
+def _after_partition_spec(tokens: list[str]) -> list[str]:
+    """``tokens`` without a leading ``partition (...)``."""
+    if len(tokens) < 2 or tokens[0] != "partition" or tokens[1] != "(":
+        return tokens
+    depth = 0
+    for position, token in enumerate(tokens[1:], start=1):
+        depth += {"(": 1, ")": -1}.get(token, 0)
+        if depth == 0:
+            return tokens[position + 1 :]
+    return []
 
 
 def _substitute(statement: str, variables: Mapping[str, str]) -> str:
@@ -163,13 +271,13 @@ def prepare_query(sql: str, engine: str | None = None, default_db: str | None = 
     """Split a logged query into its distinct lineage statements, applying SET variables and USE.
 
     >>> prepared = prepare_query("SET hivevar:d=2026-01-05; USE dwd; INSERT INTO t SELECT * FROM s WHERE dt='${d}'")
-    >>> [(s.sql, s.default_db) for s in prepared.statements], prepared.skipped
-    ([("insert into t select * from s where dt='${bizdate}'", 'dwd')], 2)
+    >>> [(s.sql, s.default_db) for s in prepared.statements], dict(prepared.without_lineage)
+    ([("insert into t select * from s where dt='${bizdate}'", 'dwd')], {'SET': 1, 'USE': 1})
     """
     dialect = dialect_for(engine)
     variables: dict[str, str] = {}
     statements: list[Statement] = []
-    skipped = 0
+    without_lineage: Counter[str] = Counter()
     for raw in split_statements(sql):
         text = _substitute(raw, variables)
         if assignment := _SET_VARIABLE.match(text):
@@ -180,5 +288,5 @@ def prepare_query(sql: str, engine: str | None = None, default_db: str | None = 
         if has_lineage(normalised):
             statements.append(Statement(normalised, dialect, default_db))
         else:
-            skipped += 1
-    return PreparedQuery(tuple(statements), skipped)
+            without_lineage[statement_kind(normalised)] += 1
+    return PreparedQuery(tuple(statements), without_lineage)

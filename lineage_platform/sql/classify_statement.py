@@ -155,8 +155,11 @@ def _cache(analysis: StatementAnalysis, cache: exp.Cache) -> None:
 
 
 def _drop(analysis: StatementAnalysis, drop: exp.Drop) -> None:
+    object_kind = (drop.args.get("kind") or "TABLE").upper()
+    if object_kind not in ("TABLE", "VIEW"):
+        return  # DROP DATABASE / SCHEMA / INDEX ... names no dataset
     analysis.operation = "DROP"
-    kind = "view" if (drop.args.get("kind") or "").upper() == "VIEW" else "table"
+    kind = "view" if object_kind == "VIEW" else "table"
     for table in drop.args.get("tables") or [drop.this]:
         if isinstance(table, exp.Table):
             analysis.outputs.append(Dataset(_qualified(analysis, table), kind))

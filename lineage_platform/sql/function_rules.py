@@ -1,7 +1,8 @@
 """How values flow through functions: which arguments are only conditions, which functions aggregate or mask.
 
 Rules are looked up by lower-case function name. Users register rules for their own UDFs by passing
-``function_rules={"my_udf": FunctionRule(...)}`` to :func:`lineage_platform.sql.extract_lineage`.
+``function_rules={"my_udf": FunctionRule(...)}`` to :func:`lineage_platform.sql.extract_lineage`, or write them
+in a file read by :func:`lineage_platform.sql.rules_file.load_function_rules` (``--udf-rules``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ class FunctionRule:
     """The lineage behaviour of one function.
 
     Attributes:
+        flow_args: 0-based argument positions whose values flow into the result; None: every argument that is
+            neither a condition nor the key. Arguments in neither list add no lineage (e.g. a lookup's options).
         condition_args: 0-based argument positions used only as conditions (weak, CONDITIONAL).
         aggregate: the result summarises many rows (AGGREGATION instead of TRANSFORMATION); None leaves
             it to sqlglot's classification of the function.
@@ -28,6 +31,21 @@ class FunctionRule:
     aggregate: bool | None = None
     masking: bool = False
     key_arg: int | None = None
+    flow_args: tuple[int, ...] | None = None
+
+    def role(self, position: int) -> str | None:
+        """What argument ``position`` is: ``key``, ``condition``, ``value`` (it flows) or None (no lineage).
+
+        >>> FunctionRule(condition_args=(0,), flow_args=(1,)).role(0), FunctionRule(flow_args=(1,)).role(2)
+        ('condition', None)
+        """
+        if position == self.key_arg:
+            return "key"
+        if position in self.condition_args:
+            return "condition"
+        if self.flow_args is None or position in self.flow_args:
+            return "value"
+        return None
 
 
 _MASK = FunctionRule(masking=True)

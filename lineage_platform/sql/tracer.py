@@ -294,11 +294,10 @@ class Tracer:
             inner = inner.keyed(_as_key_path(key.name))
         found: list[Flow] = []
         for position, argument in enumerate(arguments):
-            if argument is key:
-                continue
-            if position in rule.condition_args:
+            role = rule.role(position)
+            if role == "condition":
                 found.extend(self.flows(scope, argument, usage.weak("CONDITIONAL")))
-            else:
+            elif role == "value":
                 found.extend(self.flows(scope, argument, inner))
         return found
 

@@ -76,6 +76,11 @@ def test_every_process_and_run_becomes_a_run_event() -> None:
     [directory] = [e for e in events if e["outputs"][0]["namespace"] == "hdfs://nn1:8020"]
     assert directory["outputs"][0]["name"] == "/export/users"
     assert len({e["run"]["runId"] for e in events}) == len(events)
+    [select] = [e for e in events if e["job"]["facets"]["lineagePlatform_process"]["operation"] == "SELECT"]
+    [result] = select["outputs"]
+    assert result["name"] == select["job"]["name"].replace("process:", "$result:")  # one dataset per SELECT
+    assert result["facets"]["lineagePlatform_dataset"]["kind"] == "temp"
+    assert "name" in result["facets"]["columnLineage"]["fields"]
 
 
 def test_export_collected_into_an_empty_graph_gives_the_same_lineage() -> None:

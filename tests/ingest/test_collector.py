@@ -138,3 +138,24 @@ def test_export_collected_from_three_partitions_rebuilds_the_same_graph(kafka_br
     assert (stats.records, stats.applied, stats.dead_lettered) == (len(lines), len(lines), 0)
     assert committed(kafka_broker, "round-trip", topic, partitions=3) == [3, 2, 2]
     assert snapshot(target) == snapshot(source)
+
+
+def test_collect_command_applies_a_udf_rules_file(kafka_broker: str, tmp_path) -> None:
+    from lineage_platform.cli import invoke
+
+    topic = new_topic(kafka_broker, "udf")
+    sql = "INSERT INTO dwd.o SELECT lookup_dim(id, tag) AS l FROM ods.t"
+    produce(kafka_broker, topic, [json.dumps(query_event(sql, job="dim_job")).encode()])
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("functions:\n  lookup_dim: {flow_args: [0]}\n")
+
+    def sources(group: str, *rules_option: str) -> set[str]:
+        graph = f"embedded:{tmp_path / group}"
+        options = ["--bootstrap-servers", kafka_broker, "--topic", topic, "--group", group, "--graph", graph]
+        result = invoke(["collect", *options, "--idle-timeout", "1.5", "--no-progress", *rules_option])
+        assert result.success, result.exception
+        column = connect(graph).V().has("qualifiedName", "dwd.o.l")
+        return set(column.in_("flowsTo").values("qualifiedName").to_list())
+
+    assert sources("without-rules") == {"ods.t.id", "ods.t.tag"}
+    assert sources("with-rules", "--udf-rules", str(rules)) == {"ods.t.id"}

@@ -58,9 +58,19 @@ def test_script_variables_and_use_apply_like_in_job_logs() -> None:
     assert "${bizdate}" in statement.sql
 
 
-def test_failed_runs_and_plain_selects_write_nothing() -> None:
+def test_failed_runs_and_ddl_without_lineage_write_nothing() -> None:
     assert decode(query_event("INSERT INTO a.b SELECT x FROM a.c", status="failed")) == []
-    assert decode(query_event("SELECT x FROM a.c")) == []
+    ddl = "ALTER TABLE a.c ADD IF NOT EXISTS PARTITION (dt='2026-01-05'); CREATE DATABASE z; SHOW TABLES; SELECT 1"
+    assert decode(query_event(ddl)) == []
+
+
+def test_plain_select_is_a_process_writing_its_result() -> None:
+    [(statement, run)] = decode(query_event("SELECT x AS y FROM a.c WHERE dt = '2026-01-05'", job="report"))
+    assert statement.operation == "SELECT" and run.job == "report"
+    assert [d.name for d in statement.inputs] == ["a.c"] and [d.name for d in statement.outputs] == [
+        "$result"
+    ]
+    assert ("a.c.x", "$result.y") in {(e.source, e.target) for e in statement.column_edges}
 
 
 def test_lineage_event_carries_extracted_statements_unchanged() -> None:

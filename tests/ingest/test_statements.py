@@ -10,6 +10,7 @@ from lineage_platform.ingest.statements import (
     normalise,
     prepare_query,
     split_statements,
+    statement_kind,
 )
 
 
@@ -50,14 +51,20 @@ def test_different_literals_keep_statements_apart() -> None:
         ("insert overwrite table t select 1", True),
         ("from s insert overwrite table a select x insert overwrite table b select y", True),
         ("with c as (select 1) insert into t select * from c", True),
-        ("with c as (select 'insert' as x) select * from c", False),
+        ("with c as (select 'insert' as x) select * from c", True),
         ("create table t as select 1", True),
         ("create temporary function f as 'x.Y'", False),
         ("drop table if exists t", True),
         ("alter table a rename to b", True),
         ("load data inpath '/x' into table t", True),
         ("export table t to '/x'", True),
-        ("select count(1) from t", False),
+        ("select count(1) from t", True),
+        ("(select a from t) union all (select a from u)", True),
+        ("alter table t add partition (dt='x')", True),  # only the parser can tell: it finds no datasets
+        ("msck repair table t", False),
+        ("analyze table t compute statistics", False),
+        ("grant select on table t to user bob", False),
+        ("cache table t", False),
         ("set a=1", False),
         ("use dwd", False),
         ("show partitions t", False),
@@ -76,7 +83,7 @@ def test_prepare_applies_set_variables_and_use_then_skips_them() -> None:
         "SHOW TABLES",
         engine="spark",
     )
-    assert prepared.skipped == 4
+    assert prepared.without_lineage == {"SET": 2, "USE": 1, "SHOW TABLES": 1}
     [statement] = prepared.statements
     assert (
         statement.sql
@@ -105,3 +112,39 @@ def test_key_separates_dialect_default_db_and_text() -> None:
 def test_unknown_engines_parse_as_hive() -> None:
     assert dialect_for(None) == dialect_for("mapreduce") == "hive"
     assert dialect_for("Spark") == "spark"
+
+
+@pytest.mark.parametrize(
+    ("statement", "kind"),
+    [
+        (
+            "alter table dwd.t add if not exists partition (dt='${bizdate}') location 'hdfs://nn/t'",
+            "ALTER TABLE ADD PARTITION",
+        ),
+        ("alter table t set tblproperties ('a'='b')", "ALTER TABLE SET TBLPROPERTIES"),
+        ("alter table t partition (dt='x', h=(1)) set location 'hdfs://nn/t/x'", "ALTER TABLE SET LOCATION"),
+        ("alter table t drop if exists partition (dt='x')", "ALTER TABLE DROP PARTITION"),
+        ("alter table `t` add columns (c int)", "ALTER TABLE ADD COLUMNS"),
+        ("msck repair table t", "MSCK REPAIR TABLE"),
+        ("analyze table t partition (dt='x') compute statistics for columns", "ANALYZE TABLE"),
+        ("create temporary function f as 'a.F' using jar 'hdfs://nn/f.jar'", "CREATE FUNCTION"),
+        ("grant select on table t to user bob", "GRANT"),
+        ("refresh table t", "REFRESH TABLE"),
+        ("uncache table if exists t", "UNCACHE TABLE"),
+        ("create database if not exists db", "CREATE DATABASE"),
+        ("describe formatted t", "DESCRIBE"),
+        ("set a=1", "SET"),
+        ("truncate table t", "TRUNCATE TABLE"),
+    ],
+)
+def test_statement_kind_names_keyword_object_and_alter_action(statement: str, kind: str) -> None:
+    assert statement_kind(statement) == kind
+
+
+def test_prepare_counts_housekeeping_ddl_by_kind() -> None:
+    prepared = prepare_query(
+        "MSCK REPAIR TABLE ods.s; ANALYZE TABLE ods.s COMPUTE STATISTICS; GRANT SELECT ON TABLE ods.s TO USER bob;"
+        "ALTER TABLE ods.s ADD IF NOT EXISTS PARTITION (dt='2026-01-05'); SELECT count(1) FROM ods.s"
+    )
+    assert prepared.without_lineage == {"MSCK REPAIR TABLE": 1, "ANALYZE TABLE": 1, "GRANT": 1}
+    assert [s.sql.split(" ", 1)[0] for s in prepared.statements] == ["alter", "select"]

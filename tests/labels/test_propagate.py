@@ -129,3 +129,19 @@ def test_unknown_names_write_nothing(loaded) -> None:
             g, [Declaration("ods.app_events.uid", (Label("PII"),)), Declaration("ods.nope", (Label("PII"),))]
         )
     assert g.E().has_label("taggedWith").count().next() == before
+
+
+def test_a_select_result_holding_pii_is_labelled_and_propagation_still_ends(g) -> None:
+    LineageWriter(g).write(
+        extract_lineage(
+            "SELECT phone, count(1) AS n FROM ods.app_events WHERE dt = '2024-01-01' GROUP BY phone",
+            schema={"ods": {"app_events": {"phone": "string", "app": "string", "dt": "string"}}},
+        )
+    )
+    declare(g, [Declaration("ods.app_events.phone", (Label("PII"),))], declared_by="tester")
+    summary = propagate(g)
+    [result] = g.V().has("datasetKind", "result").values("qualifiedName").to_list()
+    labels = labels_of(g, [f"{result}.phone", f"{result}.n"])
+    assert {str(t.label) for t in labels.get(f"{result}.phone", [])} == {"PII"}
+    assert not labels.get(f"{result}.n")  # count() does not carry PII
+    assert summary.rounds == 2  # the result is a leaf: the second round changes nothing

@@ -15,13 +15,17 @@ is the dead-letter reason.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lineage_platform.errors import IngestError
 from lineage_platform.ingest.catalog_index import CatalogIndex
 from lineage_platform.ingest.events import atlas, native, openlineage
 from lineage_platform.ingest.events.items import LineageItems
+
+if TYPE_CHECKING:
+    from lineage_platform.sql.function_rules import FunctionRule
 
 __all__ = ["Decoded", "EventDecoder", "LineageItems"]
 
@@ -39,8 +43,12 @@ class Decoded:
 class EventDecoder:
     """Decodes Kafka record values of any supported format; keeps the parts of split Atlas messages meanwhile."""
 
-    def __init__(self, catalog: CatalogIndex | None = None) -> None:
+    def __init__(
+        self, catalog: CatalogIndex | None = None, function_rules: Mapping[str, FunctionRule] | None = None
+    ) -> None:
+        """catalog: table schemas for parsing SQL events; function_rules: lineage rules of user UDFs."""
         self.catalog = catalog or CatalogIndex(None)
+        self.function_rules = function_rules
         self.atlas_parts = atlas.SplitAssembler()
 
     def decode(self, value: bytes | None, position: tuple[str, int, int]) -> Decoded:
@@ -62,7 +70,7 @@ class EventDecoder:
     def _decode(self, event: dict[str, Any], position: tuple[str, int, int]) -> Decoded:
         source = ":".join(map(str, position))
         if native.is_native(event):
-            return Decoded("native", native.lineage_items(event, source, self.catalog))
+            return Decoded("native", native.lineage_items(event, source, self.catalog, self.function_rules))
         if atlas.is_atlas(event):
             notification = self.atlas_parts.add(event, position)
             if notification is None:

@@ -12,9 +12,9 @@ Two kinds, both JSON objects with ``"format": "lineage-platform"`` and ``"versio
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import fields
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from lineage_platform.errors import IngestError
 from lineage_platform.ingest.catalog_index import CatalogIndex
@@ -30,6 +30,9 @@ from lineage_platform.model import (
     StatementLineage,
     Transform,
 )
+
+if TYPE_CHECKING:
+    from lineage_platform.sql.function_rules import FunctionRule
 
 FORMAT = "lineage-platform"
 VERSION = 1
@@ -72,8 +75,14 @@ def is_native(event: dict[str, Any]) -> bool:
     return event.get("format") == FORMAT
 
 
-def lineage_items(event: dict[str, Any], source: str, catalog: CatalogIndex) -> LineageItems:
-    """The (statement, run) pairs of a platform event; raises IngestError for anything it cannot use."""
+def lineage_items(
+    event: dict[str, Any],
+    source: str,
+    catalog: CatalogIndex,
+    function_rules: Mapping[str, FunctionRule] | None = None,
+) -> LineageItems:
+    """The (statement, run) pairs of a platform event; raises IngestError for anything it cannot use.
+    ``function_rules`` (user UDFs) apply to the SQL of query events."""
     if event.get("version") != VERSION:
         raise IngestError(
             f"unsupported {FORMAT} event version {event.get('version')!r}",
@@ -81,7 +90,7 @@ def lineage_items(event: dict[str, Any], source: str, catalog: CatalogIndex) -> 
         )
     kind = event.get("kind")
     if kind == "query":
-        return _query_items(event, source, catalog)
+        return _query_items(event, source, catalog, function_rules)
     if kind == "lineage":
         run = _run(event, source) if "run" in event else None
         statements = field(event, "statements", list, "event")
@@ -103,7 +112,12 @@ def _run(event: dict[str, Any], source: str) -> RunInfo:
     return RunInfo(**{**values, "status": status, "source": source})
 
 
-def _query_items(event: dict[str, Any], source: str, catalog: CatalogIndex) -> LineageItems:
+def _query_items(
+    event: dict[str, Any],
+    source: str,
+    catalog: CatalogIndex,
+    function_rules: Mapping[str, FunctionRule] | None,
+) -> LineageItems:
     from lineage_platform.ingest.bulk_load import parse_statement
 
     sql = field(event, "sql", str, "event")
@@ -114,11 +128,9 @@ def _query_items(event: dict[str, Any], source: str, catalog: CatalogIndex) -> L
     prepared = prepare_query(record.sql, record.engine, event.get("default_db"))
     items: LineageItems = []
     for statement in prepared.statements:
-        parsed = parse_statement(statement, (run,), catalog)
-        parse_issues = [i.message for lineage in parsed.lineage for i in lineage.errors if i.kind == "parse"]
-        if parsed.error or parse_issues:  # a guess from tokens is no lineage to record as fact
-            reason = parsed.error or "; ".join(parse_issues)
-            raise IngestError(f"SQL does not parse: {reason}", hint="fix the statement and re-send the event")
+        parsed = parse_statement(statement, (run,), catalog, function_rules)
+        if parsed.error:
+            raise IngestError(f"SQL {parsed.error}", hint="fix the statement and re-send the event")
         items.extend((lineage, run) for lineage in parsed.lineage)
     return items
 

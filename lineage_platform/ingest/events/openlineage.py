@@ -14,7 +14,8 @@ A RunEvent has ``eventType`` (START, RUNNING, COMPLETE, ABORT, FAIL, OTHER), ``e
   provenance fields) and dataset facet :data:`DATASET_FACET` (``kind``).
 
 Datasets in a file-system namespace (``hdfs://nn:8020`` + ``/warehouse/t``) are paths named by the joined URL;
-others are tables named by ``name``. Terminal events (COMPLETE, FAIL, ABORT) record a run; the others only
+others are tables named by ``name``; a ``temp`` dataset named ``$result:<key>`` (a plain SELECT's result, as
+the export names it) is the statement's ``$result``, so the writer keys it again from the statement. Terminal events (COMPLETE, FAIL, ABORT) record a run; the others only
 lineage. Column lineage from a dataset the event neither reads nor writes rejects the event.
 """
 
@@ -27,6 +28,7 @@ from lineage_platform.ingest.events.items import LineageItems, field
 from lineage_platform.ingest.events.native import RUN_FIELDS
 from lineage_platform.ingest.records import FAILED, SUCCEEDED
 from lineage_platform.model import (
+    RESULT_DATASET,
     ColumnEdge,
     Dataset,
     Operation,
@@ -124,6 +126,8 @@ def _dataset(item: Any, where: str, datasets: dict[tuple[str, str], Dataset]) ->
         raise IngestError(f"{where}: unknown dataset kind {kind!r}", hint="kind is table, view, path or temp")
     schema_fields = (facets.get("schema") or {}).get("fields") or []
     columns = tuple(str(f["name"]).lower() for f in schema_fields if isinstance(f, dict) and "name" in f)
+    if kind == "temp" and full_name.startswith(RESULT_DATASET + ":"):
+        full_name = RESULT_DATASET
     dataset = Dataset(name=full_name, kind=kind, columns=columns)
     datasets[(namespace, name)] = dataset
     return dataset
