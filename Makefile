@@ -37,8 +37,10 @@ format: setup
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# TinkerPop's Gherkin scenarios, then 10,000 random traversals compared with the reference TinkerGraph server
 conformance: setup
 	$(BIN)/python -m lineage_platform.graph.conformance
+	$(BIN)/python -m lineage_platform.graph.conformance.differential --count 10000 --seed 1
 
 bench: setup
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done

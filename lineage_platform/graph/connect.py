@@ -18,6 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from gremlin_python.driver.protocol import GremlinServerError
 from gremlin_python.driver.remote_connection import RemoteConnection, RemoteTraversal
 from gremlin_python.process.anonymous_traversal import traversal
 from gremlin_python.process.graph_traversal import GraphTraversalSource
@@ -126,6 +127,27 @@ def connect(url: str | None = None) -> GraphTraversalSource:
         f"unknown graph URL {url!r}",
         hint="use embedded:PATH, memory: or ws://host:port/gremlin (set LINEAGE_GRAPH_URL or --graph)",
     )
+
+
+def supports_transactions(g: GraphTraversalSource) -> bool:
+    """Whether the graph behind ``g`` has transactions (the embedded engine and JanusGraph do; TinkerGraph,
+    served by a Gremlin Server, does not). Asked once per connection: a rollback of an empty transaction."""
+    connection = g.traversal_strategies.traversal_strategies[0].remote_connection
+    known = getattr(connection, "_lineage_transactions", None)
+    if known is None:
+        tx = g.tx()
+        tx.begin()
+        try:
+            answer = tx.rollback()  # a remote rollback answers with a ResultSet: its error comes with the result
+            if answer is not None:
+                answer.all().result()
+            known = True
+        except GremlinServerError as error:
+            if "does not support transactions" not in str(error):
+                raise
+            known = False
+        connection._lineage_transactions = known
+    return known
 
 
 def disconnect(g: GraphTraversalSource) -> None:

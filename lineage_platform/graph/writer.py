@@ -30,6 +30,8 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource, __
 from gremlin_python.process.traversal import Direction, Merge, T
 from gremlin_python.statics import long
 
+from lineage_platform.errors import ConfigError
+from lineage_platform.graph.connect import supports_transactions
 from lineage_platform.model import RESULT_DATASET
 
 if TYPE_CHECKING:
@@ -211,6 +213,11 @@ class LineageWriter:
     def _flush(self, batch: _Batch) -> WriteSummary:
         if self.outbox is None:
             return self._flush_through(self.g, batch, None)
+        if not supports_transactions(self.g):
+            raise ConfigError(
+                "change capture needs a graph with transactions (the outbox is written in the same transaction)",
+                hint="write to JanusGraph or the embedded graph, or leave change capture off for this graph",
+            )
         tx = self.g.tx()
         g = tx.begin()
         created: list[tuple] = []

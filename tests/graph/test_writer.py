@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from gremlin_python.process.graph_traversal import __
 
-from lineage_platform.graph.connect import connect
+from lineage_platform.errors import ConfigError
+from lineage_platform.graph.connect import connect, supports_transactions
 from lineage_platform.graph.writer import LineageWriter, statement_key
 from lineage_platform.model import ColumnEdge, Dataset, RunInfo, StatementLineage
 
@@ -145,9 +146,19 @@ class _OutboxDownOnce:
 
 
 def test_a_rolled_back_flush_is_written_in_full_by_the_next_one(g) -> None:
+    if not supports_transactions(g):
+        pytest.skip("a graph without transactions refuses the outbox (next test)")
     writer = LineageWriter(g, outbox=_OutboxDownOnce())
     with pytest.raises(RuntimeError, match="outbox down"):
         writer.write_runs([(ORDERS, RUN), (DAILY, None)])
     assert g.V().count().next() == 0
     writer.write_runs([(ORDERS, RUN), (DAILY, None)])  # nothing learnt in the rolled-back flush is trusted
     assert _counts(g) == {"database": 3, "table": 3, "column": 6, "process": 2, "run": 1, "E": 18}
+
+
+def test_a_graph_without_transactions_refuses_change_capture_before_writing(g) -> None:
+    if supports_transactions(g):
+        pytest.skip("this graph has transactions")
+    with pytest.raises(ConfigError, match="change capture needs a graph with transactions"):
+        LineageWriter(g, outbox=_OutboxDownOnce()).write_runs([(ORDERS, RUN), (DAILY, None)])
+    assert g.V().count().next() == 0  # nothing half-written

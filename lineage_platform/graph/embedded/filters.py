@@ -260,6 +260,17 @@ def _rebuild(obj: Any, items: list[Any]) -> Any:
     return items
 
 
+def _deduplicated(obj: Any, kept: list[Any]) -> Any:
+    """dedup(local)'s result: a map stays a map; any other collection becomes a set, as in TinkerPop (a list
+    when an item cannot be hashed in Python, e.g. a map)."""
+    if isinstance(obj, dict):
+        return dict(kept)
+    try:
+        return set(kept)
+    except TypeError:
+        return kept
+
+
 @step("dedup")
 def compile_dedup(call: StepCall, c: Compiler) -> StepFn:
     """dedup([Scope.local], labels...) with an optional by()."""
@@ -285,7 +296,7 @@ def compile_dedup(call: StepCall, c: Compiler) -> StepFn:
                 if key not in seen:
                     seen.add(key)
                     kept.append(item)
-            return t.replace(_rebuild(t.obj, kept))
+            return t.replace(_deduplicated(t.obj, kept))
 
         return lambda travs: (dedup_local(t) for t in travs)
 
@@ -298,8 +309,11 @@ def compile_dedup(call: StepCall, c: Compiler) -> StepFn:
         value = by(t) if by is not None else t.obj
         return NOTHING if value is NOTHING else hash_key(value)
 
+    # inside repeat(): what was seen is kept across the loop's iterations (repeat() clears it when it starts)
+    loop_seen: set[Any] | None = None if c.loop_state is None else c.loop_state.setdefault(id(call), set())
+
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
-        seen: set[Any] = set()
+        seen: set[Any] = set() if loop_seen is None else loop_seen
         for t in travs:
             key = key_of(t)
             if key is NOTHING or key in seen:

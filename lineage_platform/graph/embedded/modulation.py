@@ -39,7 +39,7 @@ def value_function(arg: Any, compiler: Compiler, step_name: str) -> ByFn:
         pipeline = compiler.compile(nested)
 
         def by_traversal(t: Trav) -> Any:
-            result = pipeline.first(t)
+            result = pipeline.first(t.alone())
             return unproductive if result is None else result.obj
 
         return by_traversal

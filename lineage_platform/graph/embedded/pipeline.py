@@ -99,6 +99,11 @@ class Trav:
         """A traverser for ``obj`` that keeps the path as it is (filters, side-effects, branch results)."""
         return Trav(obj, self.bulk, self.path, self.loops, self.sack)
 
+    def alone(self) -> Trav:
+        """This traverser with bulk 1: what a child traversal of map(), flatMap(), sideEffect() or by() is given
+        (TinkerPop's TraversalUtil.apply); the parent's bulk multiplies the results afterwards."""
+        return self if self.bulk == 1 else Trav(self.obj, 1, self.path, self.loops, self.sack)
+
     def with_bulk(self, bulk: int) -> Trav:
         """The same traverser with another bulk."""
         return Trav(self.obj, bulk, self.path, self.loops, self.sack)
@@ -194,12 +199,21 @@ def as_bytecode(value: Any) -> Bytecode | None:
     return None
 
 
+def _modulates_previous_repeat(calls: list[StepCall], name: str) -> bool:
+    """Whether an emit()/until()/times() belongs to the repeat() just before it: as in TinkerPop, only when
+    that repeat has no such modulator yet (else it leads the next repeat())."""
+    if not calls or calls[-1].name != "repeat":
+        return False
+    kinds = {"emit": ("emit",), "until": ("until", "times"), "times": ("until", "times")}[name]
+    return not any(existing in kinds for existing, _ in (*calls[-1].leading, *calls[-1].modulators))
+
+
 def group_steps(instructions: list[list[Any]]) -> list[StepCall]:
     """Attach modulators to the step they modify, keeping steps in order."""
     calls: list[StepCall] = []
     pending: list[tuple[str, list[Any]]] = []
     for name, *args in instructions:
-        if name in LEADING_MODULATORS and (not calls or calls[-1].name != "repeat"):
+        if name in LEADING_MODULATORS and not _modulates_previous_repeat(calls, name):
             pending.append((name, args))
             continue
         if name == "to" and args and isinstance(args[0], Direction):
@@ -386,6 +400,9 @@ class Compiler:
         self._compiled: dict[int, tuple[Any, Pipeline]] = {}
         # traversers grouped so far by named group()/groupCount() side effects (steps naming the same key share it)
         self.group_members: dict[str, dict[Any, tuple[Any, list[Trav]]]] = {}
+        # while a repeat() body is compiled: the state its steps keep across the loop's iterations (dedup()'s
+        # seen values), which repeat() clears when it starts; None elsewhere (other children start afresh)
+        self.loop_state: dict[int, Any] | None = None
 
     def compile(self, bytecode: Bytecode | list[StepCall], *, anonymous: bool = True) -> Pipeline:
         """Compile a traversal (``anonymous`` False for the root one, whose first step is its start).
@@ -418,15 +435,28 @@ class Compiler:
 
     def sub(self, value: Any, step_name: str) -> Pipeline:
         """Compile a nested traversal argument, with a clear error when ``value`` is not one."""
+        return self._nested(value, step_name, None)
+
+    def loop_body(self, value: Any, state: dict[int, Any]) -> Pipeline:
+        """Compile repeat()'s body: its own steps keep ``state`` across iterations (TinkerPop runs one body)."""
+        return self._nested(value, "repeat", state)
+
+    def _nested(self, value: Any, step_name: str, loop_state: dict[int, Any] | None) -> Pipeline:
         if isinstance(value, list) and all(isinstance(v, StepCall) for v in value):
-            return self.compile(value)
-        nested = as_bytecode(value)
+            nested: Any = value
+        else:
+            nested = as_bytecode(value)
         if nested is None:
             raise TraversalError(
                 f"{step_name}() expects a traversal argument, got {value!r}",
                 hint=f"pass __.<steps> to {step_name}()",
             )
-        return self.compile(nested)
+        outer, self.loop_state = self.loop_state, loop_state
+        try:
+            # a loop body is compiled afresh: its steps are bound to this loop's state
+            return self.compile(nested) if loop_state is None else self._compile(nested, True)
+        finally:
+            self.loop_state = outer
 
     def start(self, obj: Any, bulk: int = 1) -> Trav:
         """A fresh traverser for ``obj`` at the start of a traversal (also makes the root's SEED traverser)."""

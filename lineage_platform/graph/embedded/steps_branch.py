@@ -3,6 +3,7 @@ aggregate, store, cap, barrier."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -53,11 +54,13 @@ def _pop_loop(t: Trav) -> Trav:
 def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
     """repeat([name,] body) with times/until/emit before (while-do) or after (do-while) it.
 
-    Iterations run breadth-first over the whole frontier, merging equal traversers, so a DAG walk does not explode.
+    Iterations run breadth-first over the whole frontier, merging equal traversers, so a DAG walk does not explode;
+    a body with a dedup() runs traversers one at a time in TinkerPop's order instead (what it drops depends on it).
     """
     args = list(call.args)
     loop_name = args.pop(0) if len(args) == 2 and isinstance(args[0], str) else None
-    body: Pipeline = c.sub(args[0], "repeat")
+    loop_state: dict[int, Any] = {}
+    body: Pipeline = c.loop_body(args[0], loop_state)
     until_first = emit_first = None
     until = emit = None
     for first, (name, mod_args) in [(True, m) for m in call.leading] + [(False, m) for m in call.modulators]:
@@ -69,6 +72,15 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
     if walk is not None:
         return walk
     check_cancelled = c.check_cancelled
+
+    def exits(t: Trav) -> Iterator[Trav | None]:
+        """After an iteration: the traverser leaving (until), emitted, or None when it loops again."""
+        if until_first is False and until is not None and until(t):
+            yield _pop_loop(t)
+            return
+        if emit_first is False and emit is not None and emit(t):
+            yield _pop_loop(t)
+        yield None
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         frontier = [Trav(t.obj, t.bulk, t.path, (*t.loops, (loop_name, 0)), t.sack) for t in travs]
@@ -82,22 +94,60 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
                 if emit_first and emit is not None and emit(t):
                     yield _pop_loop(t)
                 to_body.append(t)
-            produced = []
-            for t in body.run(to_body):
-                counter = t.loops[-1]
-                produced.append(
-                    Trav(t.obj, t.bulk, t.path, (*t.loops[:-1], (counter[0], counter[1] + 1)), t.sack)
-                )
             frontier = []
-            for t in merge_bulks(produced):
-                if until_first is False and until is not None and until(t):
+            for t in merge_bulks([_next_loop(t) for t in body.run(to_body)]):
+                for out in exits(t):
+                    if out is None:
+                        frontier.append(t)
+                    else:
+                        yield out
+
+    def run_in_order(travs: Iterator[Trav]) -> Iterator[Trav]:
+        """TinkerPop's order, for a body whose steps keep state across iterations (dedup()): one traverser at a
+        time through the body, traversers looping back queued (equal ones merged) ahead of new starts."""
+        for seen in loop_state.values():
+            seen.clear()
+        for start in travs:
+            queue: OrderedDict[Any, Trav] = OrderedDict()
+            _enqueue(
+                queue, Trav(start.obj, start.bulk, start.path, (*start.loops, (loop_name, 0)), start.sack)
+            )
+            while queue:
+                check_cancelled()
+                t = queue.popitem(last=False)[1]
+                if until_first and until is not None and until(t):
                     yield _pop_loop(t)
                     continue
-                if emit_first is False and emit is not None and emit(t):
+                if emit_first and emit is not None and emit(t):
                     yield _pop_loop(t)
-                frontier.append(t)
+                for produced in body.run((t,)):
+                    looped = _next_loop(produced)
+                    for out in exits(looped):
+                        if out is None:
+                            _enqueue(queue, looped)
+                        else:
+                            yield out
 
-    return run
+    return run_in_order if loop_state else run
+
+
+def _next_loop(t: Trav) -> Trav:
+    counter = t.loops[-1]
+    return Trav(t.obj, t.bulk, t.path, (*t.loops[:-1], (counter[0], counter[1] + 1)), t.sack)
+
+
+def _enqueue(queue: OrderedDict[Any, Trav], t: Trav) -> None:
+    """Queue a traverser, merging it into an equal one already waiting (as TinkerPop's TraverserSet does)."""
+    try:
+        key = t.merge_key()
+        hash(key)
+    except TypeError:
+        key = object()
+    waiting = queue.get(key)
+    if waiting is None:
+        queue[key] = t
+    else:
+        queue[key] = waiting.with_bulk(waiting.bulk + t.bulk)
 
 
 Hop = tuple[tuple[bool, ...], tuple[str, ...]]  # (directions as "upstream?" flags, edge labels)
@@ -390,12 +440,14 @@ def compile_map(call: StepCall, c: Compiler) -> StepFn:
 
         def run(travs: Iterator[Trav]) -> Iterator[Trav]:
             for t in travs:
-                result = branch.first(t)
+                result = branch.first(t.alone())
                 if result is not None:
                     yield t.split(result.obj)
 
         return run
-    return lambda travs: (t.split(r.obj) for t in travs for r in branch.run((t,)) for _ in range(r.bulk))
+    return lambda travs: (
+        t.split(r.obj) for t in travs for r in branch.run((t.alone(),)) for _ in range(r.bulk)
+    )
 
 
 @step("sideEffect")
@@ -405,7 +457,7 @@ def compile_side_effect(call: StepCall, c: Compiler) -> StepFn:
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         for t in travs:
-            for _ in branch.run((t,)):
+            for _ in branch.run((t.alone(),)):
                 pass
             yield t
 
@@ -425,6 +477,8 @@ def compile_aggregate(call: StepCall, c: Compiler) -> StepFn:
     operator = c.side_effect_operators.get(key)
     # addAll and assign take the aggregated values as one collection, other operators fold them one by one
     whole = operator is not None and operator_name(operator) in ("addall", "assign")
+
+    c.side_effects.setdefault(key, [])  # declared when compiled: cap() of one never reached gives []
 
     def values(t: Trav) -> list[Any]:
         value = project(t)
@@ -451,7 +505,6 @@ def compile_aggregate(call: StepCall, c: Compiler) -> StepFn:
             )
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
-        c.side_effects.setdefault(key, [])
         if lazy:
             for t in travs:
                 fold_in(values(t))

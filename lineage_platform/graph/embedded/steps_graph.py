@@ -36,7 +36,7 @@ def _candidates(graph: MemGraph, folded: list[StepCall], ids: list[Any]) -> Call
     for call in folded:
         label_arg = None
         if call.name == "hasLabel" and len(call.args) >= 1:
-            label_arg = call.args if all(isinstance(a, str) for a in call.args) else None
+            label_arg = list(dict.fromkeys(call.args)) if all(isinstance(a, str) for a in call.args) else None
         elif call.name == "has" and len(call.args) == 3 and isinstance(call.args[0], str):
             label_arg = [call.args[0]]
         if label_arg:

@@ -332,6 +332,9 @@ def compile_group(call: StepCall, c: Compiler) -> StepFn:
         return run
 
     members = c.group_members.setdefault(side_effect_key, {})
+    c.side_effects.setdefault(
+        side_effect_key, {}
+    )  # declared when compiled: cap() of an unreached one gives {}
 
     def run_side_effect(travs: Iterator[Trav]) -> Iterator[Trav]:
         collected = list(travs)
