@@ -13,6 +13,7 @@ from typing import Any
 
 from gremlin_python.process.graph_traversal import GraphTraversalSource, __
 from gremlin_python.process.traversal import Direction, Merge, P, T
+from gremlin_python.statics import long
 
 from lineage_platform.labels.label import Label
 
@@ -141,9 +142,10 @@ def write_taggings(g: GraphTraversalSource, taggings: list[Tagging], batch_size:
 
 
 def drop_edges(g: GraphTraversalSource, edge_ids: list[Any], batch_size: int = 500) -> None:
-    """Remove taggedWith edges by id."""
-    for start in range(0, len(edge_ids), batch_size):
-        g.E(*edge_ids[start : start + batch_size]).has_label("taggedWith").drop().iterate()
+    """Remove taggedWith edges by id (integer ids go out as Longs: TinkerGraph finds no edge by an Integer id)."""
+    ids = [long(i) if type(i) is int else i for i in edge_ids]
+    for start in range(0, len(ids), batch_size):
+        g.E(*ids[start : start + batch_size]).has_label("taggedWith").drop().iterate()
 
 
 def vertex_names(g: GraphTraversalSource, ids: Iterable[Any]) -> dict[Any, str]:
