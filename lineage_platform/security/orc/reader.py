@@ -11,7 +11,8 @@ Decryption rebuilds the selected stripes as a plain ORC file in memory (``plain.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +26,8 @@ from lineage_platform.security.orc.keys import VariantKeys, unlock
 from lineage_platform.security.orc.plain import plain_orc
 from lineage_platform.security.orc.pushdown import matching_groups, may_match, parse_where, row_filter
 from lineage_platform.security.orc.read_stats import ReadStats
-from lineage_platform.security.orc.row_index import StripeRowIndex
-from lineage_platform.security.orc.seek import decode_rows, group_runs, stripe_part
+from lineage_platform.security.orc.row_index import StripeRowIndex, check_stripe_keys
+from lineage_platform.security.orc.seek import DECODE_ERRORS, decode_rows, group_runs, stripe_part
 from lineage_platform.security.orc.statistics import (
     ColumnStats,
     plain_stripe_statistics,
@@ -73,7 +74,11 @@ class EncryptedOrcReader:
                 f"columns {names} are encrypted and no KMS is configured", hint="pass --kms URL"
             )
         if roots and self.kms is not None:
-            self.keys.update(unlock(self.tail, self.kms, roots))
+            with self._naming_the_file():
+                unlocked = unlock(self.tail, self.kms, roots)
+                for keys in unlocked.values():
+                    check_stripe_keys(self.tail, keys)
+            self.keys.update(unlocked)
         return [self.tail.columns[r].name for r in sorted(self.keys)]
 
     def _related(self, root: int, columns: set[int]) -> bool:
@@ -132,6 +137,16 @@ class EncryptedOrcReader:
         names = list(columns) if columns else self.top_level_columns
         for name in names:
             self.tail.column_named(name)
+        with self._naming_the_file():
+            return self._read(names, where, rows, stripes)
+
+    def _read(
+        self,
+        names: list[str],
+        where: str | None,
+        rows: tuple[int, int] | None,
+        stripes: Sequence[int] | None,
+    ) -> pa.Table:
         predicates = parse_where(where)
         wanted = names + [p.column for p in predicates if p.column not in names]
         self.last_read = stats = ReadStats()
@@ -172,7 +187,33 @@ class EncryptedOrcReader:
         stats.stripes += len(stripes)
         stats.row_groups += sum(-(-self.tail.stripes[s].rows // self.tail.row_index_stride) for s in stripes)
         stats.rows_decoded += sum(self.tail.stripes[s].rows for s in stripes)
-        return pa_orc.ORCFile(io.BytesIO(plain)).read(columns=columns)
+        try:
+            return pa_orc.ORCFile(io.BytesIO(plain)).read(columns=columns)
+        except DECODE_ERRORS as error:
+            raise self._undecodable(keys, stripes, columns, error) from error
+
+    def _undecodable(
+        self, keys: dict[int, VariantKeys], stripes: list[int], columns: list[str], error: Exception
+    ) -> SecurityError:
+        """The error for stripes ORC C++ could not decode, naming the first stripe and column that fail alone."""
+        for stripe in stripes:
+            plain = plain_orc(self.tail, keys, [stripe])
+            for column in columns:
+                try:
+                    pa_orc.ORCFile(io.BytesIO(plain)).read(columns=[column])
+                except DECODE_ERRORS as failure:
+                    return _corrupted(stripe, column, failure)
+        return _corrupted(stripes[0], ", ".join(columns), error)
+
+    @contextmanager
+    def _naming_the_file(self) -> Iterator[None]:
+        """Errors raised inside name the file first."""
+        try:
+            yield
+        except SecurityError as error:
+            if error.message.startswith(str(self.tail.path)):
+                raise
+            raise SecurityError(f"{self.tail.path}: {error.message}", hint=error.hint) from error
 
     def _decode_groups(
         self,
@@ -222,6 +263,14 @@ class EncryptedOrcReader:
     def rows(self, columns: Sequence[str] | None = None, **options: Any) -> list[dict[str, Any]]:
         """``read`` as a list of dicts."""
         return self.read(columns, **options).to_pylist()
+
+
+def _corrupted(stripe: int, column: str, error: Exception) -> SecurityError:
+    detail = " ".join(str(error).split())[:200]
+    return SecurityError(
+        f"stripe {stripe}, column {column}: the data cannot be decoded ({type(error).__name__}: {detail})",
+        hint="the file is corrupted; restore it from a good copy",
+    )
 
 
 def _span(stripe: StripeInfo, rows: tuple[int, int] | None) -> tuple[int, int]:
