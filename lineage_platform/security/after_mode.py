@@ -92,11 +92,11 @@ def _computations(scope: Scope, tracer: Tracer) -> Iterator[tuple[str, list[Flow
             yield name, tracer.flows(scope, clause)
     for node in _own_nodes(expression):
         if isinstance(node, exp.Window):
-            for key in ("partition_by", "order"):
+            for key, name in (("partition_by", "PARTITION BY"), ("order", "ORDER BY")):
                 value = node.args.get(key)
                 for part in value if isinstance(value, list) else [value]:
                     if part is not None:
-                        yield f"a window's {key.replace('_', ' ').upper()}", tracer.flows(scope, part)
+                        yield f"a window's {name}", tracer.flows(scope, part)
         elif _is_aggregate(node, tracer.rules):
             name = f"aggregate {function_name(node)}()"
             yield name, [f for a in function_arguments(node) for f in tracer.flows(scope, a)]
