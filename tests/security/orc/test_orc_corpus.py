@@ -70,3 +70,11 @@ def test_the_mutants_change_what_they_claim(policy: Path) -> None:
     assert changed.stripes[0].encrypted_local_keys[0] != tail.stripes[0].encrypted_local_keys[0]
     assert changed.stripes[0].encrypted_local_keys[1:] == tail.stripes[0].encrypted_local_keys[1:]
     assert changed.variants[0].encrypted_key == tail.variants[0].encrypted_key
+
+
+def test_decoded_values_are_checked_against_the_stripe_statistics(policy: Path) -> None:
+    # a flip in ssn's encrypted data of stripe 2 that zlib and ORC C++ decode without complaint (found by the
+    # fuzz test): only the statistics check notices that the values are not the ones written
+    [report] = run([{"kind": "flip", "at": 170316, "xor": 68, "region": "stripe 2 encrypted data"}], policy)
+    assert report["outcome"] == "error", report
+    assert "mutant.orc: stripe 2, column ssn: the decoded data does not match the file" in report["message"]
