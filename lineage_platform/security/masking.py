@@ -6,9 +6,11 @@ Two modes:
   selecting the masked columns under their own names. Everything the query computes (joins, filters,
   grouping, UDFs) sees masked values, so nothing about the plaintext can be inferred from the result.
 * ``after`` — mask at the outermost projection: each output column is traced back to its base columns
-  (:class:`~lineage_platform.sql.tracer.Tracer`); only outputs whose value is fed by a sensitive column
-  (strong flows, and CASE/IF conditions or window ordering inside that output) are wrapped. Joins, filters
-  and UDFs compute on real values; row-level inference (a WHERE on the sensitive column) stays possible.
+  (:class:`~lineage_platform.sql.tracer.Tracer`); an output that copies whole sensitive values gets their
+  rule, an output computed from one (an expression, a CASE condition) becomes NULL. Joins and filters compute
+  on real values, so row-level inference (a WHERE on the sensitive column) stays possible; grouping,
+  ordering, de-duplicating and aggregating a sensitive column are refused
+  (:func:`~lineage_platform.security.after_mode.refuse_computations`).
 
 The rewrite fails closed: any statement that cannot be traced or rewritten raises
 :class:`~lineage_platform.errors.SecurityError`; the original SQL is never returned for a user who must
@@ -27,7 +29,8 @@ from sqlglot.errors import ErrorLevel
 
 from lineage_platform.errors import SecurityError
 from lineage_platform.labels.propagate import labels_of
-from lineage_platform.security.masking_rules import MaskingPolicy, MaskRule, strictest
+from lineage_platform.security.after_mode import refuse_computations
+from lineage_platform.security.masking_rules import MaskingPolicy, MaskRule
 from lineage_platform.security.query_analysis import TracedQuery, trace_query
 from lineage_platform.sql.flow import Flow
 from lineage_platform.sql.tracer import leftmost_select, table_name
@@ -86,8 +89,8 @@ def mask_query(
     """Rewrite ``sql`` for a user holding ``principals`` (e.g. ``{"user:ann", "role:analyst"}``).
 
     >>> policy = MaskingPolicy({"db.u.ssn": MaskRule("hash")})
-    >>> mask_query("SELECT name, ssn FROM db.u", {"user:ann"}, policy, "after").sql
-    'SELECT name AS name, MASK_HASH(ssn) AS `ssn` FROM db.u AS u'
+    >>> mask_query("SELECT name, ssn, length(ssn) AS n FROM db.u", {"user:ann"}, policy, "after").sql
+    'SELECT name AS name, MASK_HASH(ssn) AS `ssn`, NULL AS `n` FROM db.u AS u'
     """
     if mode not in MODES:
         raise SecurityError(f"unknown masking mode {mode!r}", hint="use --mode before or --mode after")
@@ -108,6 +111,7 @@ def mask_query(
         if mode == "before":
             masked = _mask_scans(traced, rules, dialect)
         else:
+            refuse_computations(traced, rules)
             masked = _mask_outputs(traced, rules, dialect)
         rewritten = _render(traced.units[0].query, dialect)
     except SecurityError:
@@ -204,13 +208,16 @@ def _mask_outputs(traced: TracedQuery, rules: Mapping[str, MaskRule], dialect: s
 
 
 def _output_rule(flows: list[Flow], rules: Mapping[str, MaskRule]) -> MaskRule | None:
-    """The rule for one output: the column's own rule when it is a plain copy of one sensitive column;
-    otherwise the strictest rule involved, with partial rules (show first/last, year, custom) raised to hash
-    because part of an expression over a value is not the part the rule allows to show."""
+    """The rule for one output. When it only copies whole values of sensitive columns sharing one rule (a
+    column, or columns meeting in UNION ALL branches), that rule. Otherwise NULL: when a sensitive column is
+    computed on (a function, an operator, a CASE condition, a struct field), a hash of the derived value (a
+    length, a prefix) is reversed by enumerating its small domain and a partial rule would show a part the
+    column's rule does not allow; when columns with different rules meet, any one rule shows more of the
+    other columns than theirs allows (a hash of a value whose rule shows only its last digits)."""
     feeding = [f for f in flows if f.source in rules and f.usage.transform in _VALUE_TRANSFORMS]
     if not feeding:
         return None
-    if len(flows) == 1 and flows[0].usage.transform == "IDENTITY" and not flows[0].usage.key_path:
-        return rules[flows[0].source]
-    rule = strictest(rules[f.source] for f in feeding)
-    return MaskRule("hash") if rule.partial else rule
+    copies = all(f.usage.transform == "IDENTITY" and not f.usage.key_path for f in feeding)
+    if copies and len({rules[f.source] for f in feeding}) == 1:
+        return rules[feeding[0].source]
+    return MaskRule("nullify")

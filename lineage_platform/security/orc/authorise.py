@@ -3,7 +3,8 @@
 A column is readable in clear when one of the user's grants covers it for **all** rows of the table: a local
 key decrypts every row, so a row-restricted grant does not unlock it (fail closed). Encrypted columns the
 user may not see come back as the masked copy the file carries; unencrypted ones the user may not see are
-left out (and refused when asked for by name).
+left out (and refused when asked for by name). Without a KMS no key can be had: every encrypted column comes
+back masked, whatever the grants.
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ def read_as_user(
     where: str | None = None,
     rows: tuple[int, int] | None = None,
 ) -> tuple[pa.Table, ReadReport]:
-    """Rows of the ORC file at ``path`` as ``user`` may see them, and what was clear, masked or left out."""
+    """Rows of the ORC file at ``path`` as ``user`` may see them, and what was clear, masked or left out;
+    with ``kms`` None, encrypted columns are masked even when granted."""
     table = table or table_of(path)
     if table is None:
         raise SecurityError(f"cannot tell which table {path} belongs to", hint="pass --table DB.TABLE")
@@ -73,7 +75,7 @@ def read_as_user(
     encrypted = reader.encrypted_columns
     report = ReadReport()
     for name in names:
-        if name in allowed:
+        if name in allowed and (kms is not None or name not in encrypted):
             report.clear.append(name)
         elif name in encrypted:
             report.masked.append(name)

@@ -72,9 +72,16 @@ def read_stripe_bytes(tail: OrcTail, stripe: StripeInfo) -> bytes:
 
 def read_stripe_footer(tail: OrcTail, stripe: StripeInfo, raw_footer: bytes) -> StripeLayout:
     """Parse a stripe footer and locate its streams (index area then data area; unencrypted, then variants)."""
-    footer = decode(decompress(raw_footer, tail.codec, tail.block_size, f"stripe {stripe.index} footer"))
-    plain = [(s.int(2), s.int(1), s.int(3)) for s in footer.messages(1)]
-    variants = footer.messages(4)
+    what = f"stripe {stripe.index} footer"
+    try:
+        footer = decode(decompress(raw_footer, tail.codec, tail.block_size, what))
+        plain = [(s.int(2), s.int(1), s.int(3)) for s in footer.messages(1)]
+        variants = footer.messages(4)
+        variant_streams = [[(s.int(2), s.int(1), s.int(3)) for s in v.messages(1)] for v in variants]
+    except SecurityError as error:
+        if error.message.startswith(what):
+            raise
+        raise SecurityError(f"{what}: {error.message}", hint=error.hint) from error
     located: list[StreamLocation] = []
     offset = 0
     for index_area in (True, False):
@@ -83,13 +90,11 @@ def read_stripe_footer(tail: OrcTail, stripe: StripeInfo, raw_footer: bytes) -> 
                 continue
             located.append(StreamLocation(column, kind, offset, length, None))
             offset += length
-        for variant_index, variant in enumerate(variants):
-            for stream in variant.messages(1):
-                if (stream.int(1) in INDEX_KINDS) == index_area:
-                    located.append(
-                        StreamLocation(stream.int(2), stream.int(1), offset, stream.int(3), variant_index)
-                    )
-                    offset += stream.int(3)
+        for variant_index, streams in enumerate(variant_streams):
+            for column, kind, length in streams:
+                if (kind in INDEX_KINDS) == index_area:
+                    located.append(StreamLocation(column, kind, offset, length, variant_index))
+                    offset += length
     if offset != stripe.index_length + stripe.data_length:
         raise SecurityError(
             f"stripe {stripe.index}: streams cover {offset} bytes, the stripe holds {stripe.index_length + stripe.data_length}",

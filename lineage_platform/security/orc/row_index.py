@@ -157,3 +157,22 @@ def _entry(entry: Message, streams: list[tuple[int, StreamShape]], compressed: b
         at += count
     statistics = entry.message(2)
     return RowGroupEntry(None if statistics is None else parse_column_statistics(statistics), out)
+
+
+def check_stripe_keys(tail: OrcTail, keys: VariantKeys) -> None:
+    """Verify every stripe key of a variant before it decrypts anything: a stripe key equal to the footer key
+    (checked on the file statistics) passes; any other must decrypt the stripe's encrypted row index of the
+    variant's root column into one well-formed entry per row group. A corrupted stripe copy of the wrapped
+    key would otherwise hand garbage streams to ORC C++."""
+    column = tail.columns[keys.variant.root]
+    for stripe, key in zip(tail.stripes, keys.stripe_keys, strict=True):
+        if key == keys.footer_key:
+            continue
+        try:
+            StripeRowIndex(tail, stripe, ReadStats()).entries(column.id, keys)
+        except SecurityError as error:
+            raise SecurityError(
+                f"column {column.name}, stripe {stripe.index}: the stripe's local key differs from the file's "
+                f"and does not decrypt the stripe ({error.message})",
+                hint="the file is corrupted (its stripe copy of the wrapped key); restore it from a good copy",
+            ) from error

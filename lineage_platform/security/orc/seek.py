@@ -18,11 +18,23 @@ import pyarrow as pa
 import pyorc
 from pyorc.converters import ORCConverter
 
+from lineage_platform.errors import SecurityError
 from lineage_platform.security.orc.crypto import ctr_decrypt, stream_iv
 from lineage_platform.security.orc.keys import VariantKeys
 from lineage_platform.security.orc.plain import StreamLocation, StripePart
 from lineage_platform.security.orc.row_index import StreamPosition, StripeRowIndex
 from lineage_platform.security.orc.tail import OrcTail
+
+DECODE_ERRORS: tuple[type[Exception], ...] = (
+    pa.ArrowException,
+    pyorc.ParseError,
+    OSError,
+    RuntimeError,
+    ValueError,
+    OverflowError,
+    TypeError,
+)
+"""What ORC C++ (through pyarrow or pyorc) and the conversion to Arrow raise on data they cannot decode."""
 
 
 def group_runs(groups: Iterable[int]) -> list[tuple[int, int]]:
@@ -126,8 +138,29 @@ _CONVERTERS: dict[pyorc.TypeKind, type[ORCConverter]] = {
 
 
 def decode_rows(plain: bytes, schema: pa.Schema, rows: Sequence[tuple[int, int]]) -> pa.Table:
-    """Rows ``[start, stop)`` of the plain ORC file ``plain`` as an Arrow table of ``schema``'s columns:
-    ORC C++ seeks to each start through the row index and decodes from there."""
+    """Rows ``[start, stop)`` of the plain ORC file ``plain`` (one stripe) as an Arrow table of ``schema``'s
+    columns: ORC C++ seeks to each start through the row index and decodes from there. Undecodable data is
+    a SecurityError naming the first column that fails alone."""
+    try:
+        return _decode_rows(plain, schema, rows)
+    except DECODE_ERRORS as error:
+        failing = next((n for n in schema.names if _fails(plain, schema, n, rows)), ", ".join(schema.names))
+        detail = " ".join(str(error).split())[:200]
+        raise SecurityError(
+            f"column {failing}: the data cannot be decoded ({type(error).__name__}: {detail})",
+            hint="the file is corrupted; restore it from a good copy",
+        ) from error
+
+
+def _fails(plain: bytes, schema: pa.Schema, column: str, rows: Sequence[tuple[int, int]]) -> bool:
+    try:
+        _decode_rows(plain, pa.schema([schema.field(column)]), rows)
+    except DECODE_ERRORS:
+        return True
+    return False
+
+
+def _decode_rows(plain: bytes, schema: pa.Schema, rows: Sequence[tuple[int, int]]) -> pa.Table:
     reader = pyorc.Reader(
         io.BytesIO(plain),
         column_names=schema.names,

@@ -18,8 +18,20 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from orc_test_data import CODECS, ENCRYPT, MASKS, ROWS, SCHEMA, OrcFixture, source_row
 from orc_test_kms import LocalHadoopKms
+from write_corpus import TEST_KEYS
 
 from lineage_platform.security.kms import LocalKeyStore
+
+
+@pytest.fixture(scope="module")
+def policy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """For the corpus files: a policy granting ann every column of hr.people (so every key is fetched and
+    used), next to a key store of the corpus keys (``keys.json``)."""
+    folder = tmp_path_factory.mktemp("corpus")
+    LocalKeyStore.write(folder / "keys.json", TEST_KEYS)
+    path = folder / "policy.yaml"
+    path.write_text("grants:\n  - to: user:ann\n    database: hr\n    table: people\n")
+    return path
 
 
 @pytest.fixture(scope="session")
