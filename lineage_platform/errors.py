@@ -49,6 +49,10 @@ class TraversalError(GraphError):
     """A traversal failed while executing (wrong argument types, bad values, ...)."""
 
 
+class FailStepError(TraversalError):
+    """A traverser reached a ``fail()`` step (Gremlin Server answers it with status 595)."""
+
+
 class TraversalInterrupted(GraphError):
     """A traversal was stopped before it finished: cancelled, or past its evaluation timeout."""
 

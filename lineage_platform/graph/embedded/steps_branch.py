@@ -9,7 +9,7 @@ from typing import Any
 
 from gremlin_python.process.traversal import Pick, Scope
 
-from lineage_platform.errors import TraversalError
+from lineage_platform.errors import FailStepError, TraversalError
 from lineage_platform.graph.embedded.memgraph import VertexRec
 from lineage_platform.graph.embedded.modulation import NOTHING, by_functions
 from lineage_platform.graph.embedded.pipeline import (
@@ -555,7 +555,7 @@ def compile_fail(call: StepCall, c: Compiler) -> StepFn:
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         for t in travs:
-            raise TraversalError(f"{message} (at {t.obj!r})", hint="the traversal reached its fail() step")
+            raise FailStepError(f"{message} (at {t.obj!r})", hint="the traversal reached its fail() step")
         return
         yield
 

@@ -25,6 +25,7 @@ from typing import Any
 from gremlin_python.process.traversal import Bytecode, Traverser
 
 from lineage_platform.errors import (
+    FailStepError,
     GremlinSyntaxError,
     LineageError,
     TraversalError,
@@ -90,10 +91,12 @@ class RequestOptions:
 
 
 def status_for(exc: BaseException, *, script: bool) -> Status:
-    """The status an engine failure is reported with: 598 for an interrupted traversal, 596 for transient
-    failures such as a busy graph (retry may help)."""
+    """The status an engine failure is reported with: 598 for an interrupted traversal, 595 for a fail() step,
+    596 for transient failures such as a busy graph (retry may help)."""
     if isinstance(exc, TraversalInterrupted):
         return Status.SERVER_ERROR_TIMEOUT
+    if isinstance(exc, FailStepError):
+        return Status.SERVER_ERROR_FAIL_STEP
     if isinstance(exc, LineageError) and exc.transient:
         return Status.SERVER_ERROR_TEMPORARY
     if script or isinstance(exc, GremlinSyntaxError):

@@ -1,0 +1,104 @@
+"""The same client checks against `lineage graph serve` and the reference TinkerPop Gremlin Server.
+
+What a gremlinpython client can observe — results, batching, bindings, status codes of failures, request
+options — must not tell the two apart. (Transactions differ by design: TinkerGraph has none; see
+tests/graph/test_writer.py. Authentication is tested on the project's server only: the reference is not
+configured for it.)
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from gremlin_python.driver.client import Client
+from gremlin_python.driver.protocol import GremlinServerError
+from gremlin_python.driver.serializer import GraphBinarySerializersV1
+from gremlin_python.process.anonymous_traversal import traversal
+from gremlin_python.process.graph_traversal import __
+
+from lineage_platform.graph.connect import open_embedded
+from lineage_platform.graph.embedded.server import BackgroundServer, ServerSettings
+
+
+@pytest.fixture(params=["lineage graph serve", "tinkerpop"])
+def peer_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    logging.getLogger("gremlinpython").setLevel(logging.CRITICAL)  # expected failures are asserted below
+    if request.param == "tinkerpop":
+        yield request.getfixturevalue("tinkerpop_url")
+        return
+    server = BackgroundServer(open_embedded(None), ServerSettings(port=0)).start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def client(peer_url: str) -> Iterator[Client]:
+    c = Client(peer_url, "g", message_serializer=GraphBinarySerializersV1())
+    c.submit("g.V().drop()").all().result()
+    yield c
+    c.close()
+
+
+def _status(client: Client, script: str, **options: object) -> int:
+    with pytest.raises(GremlinServerError) as failure:
+        client.submit(script, request_options=options or None).all().result()
+    return failure.value.status_code
+
+
+def test_scripts_with_bindings_give_the_same_results(client: Client) -> None:
+    assert client.submit("g.inject(x, y)", {"x": 41, "y": "a"}).all().result() == [41, "a"]
+    client.submit("g.addV('person').property('name', n)", {"n": "marko"}).all().result()
+    assert client.submit("g.V().has('person', 'name', 'marko').count()").all().result() == [1]
+
+
+def test_many_results_arrive_whole_and_in_order_across_batches(client: Client) -> None:
+    values = list(range(1_000))
+    script = "g.inject(" + ", ".join(map(str, values)) + ")"
+    assert client.submit(script, request_options={"batchSize": 64}).all().result() == values
+
+
+def test_bytecode_through_a_remote_connection(peer_url: str) -> None:
+    from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
+
+    connection = DriverRemoteConnection(peer_url, "g", message_serializer=GraphBinarySerializersV1())
+    try:
+        g = traversal().with_remote(connection)
+        g.V().drop().iterate()
+        g.add_v("a").property("n", 1).as_("x").add_v("b").property("n", 2).add_e("e").from_("x").iterate()
+        assert g.V().has_label("a").out("e").values("n").to_list() == [2]
+        assert g.V().group().by(__.label()).by(__.values("n").sum_()).next() == {"a": 1, "b": 2}
+        with pytest.raises(GremlinServerError) as failure:
+            g.inject(1).fail("stop here").iterate()
+        assert failure.value.status_code == 595
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize(
+    ("script", "status"),
+    [
+        ("g.V(.", 597),  # does not parse
+        ("g.inject(1).fail('stop here')", 595),  # the fail() step
+        ("g.inject(1).math('_ + ')", 597),  # a bad math() expression
+    ],
+)
+def test_failures_get_the_same_status_codes(client: Client, script: str, status: int) -> None:
+    assert _status(client, script) == status
+
+
+def test_an_evaluation_timeout_in_the_request_gives_598(client: Client) -> None:
+    script = "g.inject(1).repeat(__.identity()).times(100000000).count()"
+    assert _status(client, script, evaluationTimeout=300) == 598
+
+
+def test_a_session_keeps_its_requests_on_one_graph(peer_url: str) -> None:
+    session = Client(peer_url, "g", session=str(uuid.uuid4()), message_serializer=GraphBinarySerializersV1())
+    try:
+        assert session.submit("g.inject(1, 2).count()").all().result() == [2]
+    finally:
+        session.close()
