@@ -122,6 +122,34 @@ def _store_path(store: str | None, graph_url: str | None) -> Path:
     show_default=True,
     help="Requests one connection may have running at once; its further frames wait unread.",
 )
+@_serve_option(
+    "--handshake-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Seconds a new connection may take to complete the WebSocket handshake.",
+)
+@_serve_option(
+    "--login-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Seconds a connection may take to log in (with --credentials).",
+)
+@_serve_option(
+    "--idle-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=300.0,
+    show_default=True,
+    help="Seconds a connection may stay silent with no request running.",
+)
+@_serve_option(
+    "--max-failed-logins",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Failed logins per client address and minute before its logins are refused.",
+)
 def serve(
     store: str | None,
     graph_url: str | None,
@@ -137,6 +165,10 @@ def serve(
     write_timeout: float,
     workers: int,
     max_in_flight: int,
+    handshake_timeout: float,
+    login_timeout: float,
+    idle_timeout: float,
+    max_failed_logins: int,
 ) -> None:
     """Serve the embedded graph over the Gremlin Server WebSocket protocol until SIGTERM or Ctrl-C."""
     from lineage_platform.graph.embedded import server
@@ -160,6 +192,10 @@ def serve(
         write_timeout=write_timeout,
         workers=workers,
         max_in_flight=max_in_flight,
+        handshake_timeout=handshake_timeout,
+        login_timeout=login_timeout,
+        idle_timeout=idle_timeout,
+        max_failed_logins=max_failed_logins,
     )
     authenticator = server.load_authenticator(settings)
     path = _store_path(store, graph_url)

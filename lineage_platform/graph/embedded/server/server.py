@@ -25,7 +25,8 @@ from aiohttp import WSCloseCode, web
 from lineage_platform.errors import ConfigError
 from lineage_platform.graph.embedded.server.auth import Authenticator
 from lineage_platform.graph.embedded.server.backend import GraphBackend
-from lineage_platform.graph.embedded.server.connection import Connection, ConnectionLimits
+from lineage_platform.graph.embedded.server.connection import Connection
+from lineage_platform.graph.embedded.server.limits import ConnectionLimits, LoginThrottle
 from lineage_platform.graph.embedded.server.operations import Operations
 from lineage_platform.graph.embedded.server.sessions import SessionRegistry
 
@@ -50,6 +51,12 @@ class ServerSettings:
     write_timeout: float = 30.0
     workers: int = 8
     max_in_flight: int = 8
+    login_frame_bytes: int = 64 * 1024
+    handshake_timeout: float = 10.0
+    login_timeout: float = 10.0
+    idle_timeout: float = 300.0
+    max_failed_logins: int = 10
+    failed_login_window: float = 60.0
 
 
 def is_loopback(host: str) -> bool:
@@ -107,8 +114,15 @@ class GremlinServer:
             graph, self.sessions, self._pool, traversal_sources=settings.traversal_sources
         )
         self._limits = ConnectionLimits(
-            settings.batch_size, settings.evaluation_timeout, settings.write_timeout, settings.max_in_flight
+            settings.batch_size,
+            settings.evaluation_timeout,
+            settings.write_timeout,
+            settings.max_in_flight,
+            login_frame_bytes=settings.login_frame_bytes,
+            login_timeout=settings.login_timeout,
+            idle_timeout=settings.idle_timeout,
         )
+        self._throttle = LoginThrottle(settings.max_failed_logins, settings.failed_login_window)
         self._connections: set[Connection] = set()
         self._runner: web.AppRunner | None = None
         self._site: web.SockSite | None = None
@@ -125,7 +139,14 @@ class GremlinServer:
         """Bind and start accepting connections (port 0 picks a free port, see ``self.port``)."""
         app = web.Application()
         app.router.add_get(self.settings.path, self._handle)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_GRACE_SECONDS)
+        # keepalive_timeout closes a connection that has not completed its HTTP request (the WebSocket
+        # handshake) in time; an upgraded WebSocket is no longer subject to it
+        self._runner = web.AppRunner(
+            app,
+            access_log=None,
+            shutdown_timeout=SHUTDOWN_GRACE_SECONDS,
+            keepalive_timeout=self.settings.handshake_timeout,
+        )
         await self._runner.setup()
         sock = _bind(self.settings.host, self.settings.port)
         self.port = sock.getsockname()[1]
@@ -169,9 +190,15 @@ class GremlinServer:
         ws = web.WebSocketResponse(max_msg_size=self.settings.max_frame_bytes)
         await ws.prepare(request)
         peername = request.transport.get_extra_info("peername") if request.transport else None
-        peer = f"/{peername[0]}:{peername[1]}" if peername else "/unknown"
         connection = Connection(
-            ws, request.transport, peer, self._operations, self.sessions, self._limits, self._authenticator
+            ws,
+            request.transport,
+            (peername[0], peername[1]) if peername else None,
+            self._operations,
+            self.sessions,
+            self._limits,
+            self._authenticator,
+            self._throttle,
         )
         self._connections.add(connection)
         try:
