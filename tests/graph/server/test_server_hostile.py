@@ -3,7 +3,10 @@ stop the server from serving everyone else."""
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -135,3 +138,42 @@ def test_failed_logins_are_throttled_per_address(
     assert reply["status"]["code"] == 401
     assert "too many failed logins from 127.0.0.1; retry in" in reply["status"]["message"]
     _read_closed(late)
+
+
+_FD_LIMITED_SERVER = """
+import logging, resource, sys, time
+logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+from lineage_platform.graph.embedded.engine import EmbeddedGraph
+from lineage_platform.graph.embedded.server import BackgroundServer, ServerSettings
+with BackgroundServer(EmbeddedGraph(None), ServerSettings(port=0)) as server:
+    print(server.server.port, flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_running_out_of_file_descriptors_backs_off_and_logs_once(remote) -> None:
+    server = subprocess.Popen(
+        [sys.executable, "-c", _FD_LIMITED_SERVER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])},
+    )
+    try:
+        port = int(server.stdout.readline())
+        clients = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(120)]
+        time.sleep(2.5)  # over the limit for a while: asyncio's own loop logged ~500 tracebacks a second
+        for client in clients:
+            client.close()
+        time.sleep(1.5)  # the listener retries every second
+        g = traversal().with_remote(remote(f"ws://127.0.0.1:{port}/gremlin"))
+        assert g.inject(1).to_list() == [1]
+    finally:
+        _out, log_text = server.communicate("\n", timeout=30)
+    assert "Traceback" not in log_text
+    failures = [line for line in log_text.splitlines() if "cannot accept connections" in line]
+    assert len(failures) == 1, log_text[-2000:]
+    assert "Too many open files" in failures[0] and "ulimit -n, now 64" in failures[0]
+    assert "accepting connections again" in log_text

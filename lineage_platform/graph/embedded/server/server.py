@@ -27,6 +27,7 @@ from lineage_platform.graph.embedded.server.auth import Authenticator
 from lineage_platform.graph.embedded.server.backend import GraphBackend
 from lineage_platform.graph.embedded.server.connection import Connection
 from lineage_platform.graph.embedded.server.limits import ConnectionLimits, LoginThrottle
+from lineage_platform.graph.embedded.server.listener import Listener
 from lineage_platform.graph.embedded.server.operations import Operations
 from lineage_platform.graph.embedded.server.sessions import SessionRegistry
 
@@ -125,7 +126,7 @@ class GremlinServer:
         self._throttle = LoginThrottle(settings.max_failed_logins, settings.failed_login_window)
         self._connections: set[Connection] = set()
         self._runner: web.AppRunner | None = None
-        self._site: web.SockSite | None = None
+        self._listener: Listener | None = None
         self._reaper: asyncio.Task[None] | None = None
         self.port: int | None = None
 
@@ -150,8 +151,8 @@ class GremlinServer:
         await self._runner.setup()
         sock = _bind(self.settings.host, self.settings.port)
         self.port = sock.getsockname()[1]
-        self._site = web.SockSite(self._runner, sock)
-        await self._site.start()
+        self._listener = Listener(sock, self._runner.server)
+        self._listener.start()
         self._reaper = asyncio.create_task(self._expire_idle_sessions())
         log.info("serving the graph on %s (auth: %s)", self.url, "on" if self._authenticator else "off")
 
@@ -160,8 +161,8 @@ class GremlinServer:
         release the workers."""
         if self._reaper is not None:
             self._reaper.cancel()
-        if self._site is not None:
-            await self._site.stop()
+        if self._listener is not None:
+            self._listener.close()
         evaluations = self._operations.cancel_all("the server is shutting down")
         closing = [
             connection.ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
