@@ -150,6 +150,13 @@ def _store_path(store: str | None, graph_url: str | None) -> Path:
     show_default=True,
     help="Failed logins per client address and minute before its logins are refused.",
 )
+@_serve_option(
+    "--max-items",
+    type=click.IntRange(min=0),
+    default=2_000_000,
+    show_default=True,
+    help="Most items one request may hold in a step's collection or its result (0: no limit).",
+)
 def serve(
     store: str | None,
     graph_url: str | None,
@@ -169,6 +176,7 @@ def serve(
     login_timeout: float,
     idle_timeout: float,
     max_failed_logins: int,
+    max_items: int,
 ) -> None:
     """Serve the embedded graph over the Gremlin Server WebSocket protocol until SIGTERM or Ctrl-C."""
     from lineage_platform.graph.embedded import server
@@ -196,6 +204,7 @@ def serve(
         login_timeout=login_timeout,
         idle_timeout=idle_timeout,
         max_failed_logins=max_failed_logins,
+        max_items=max_items or None,
     )
     authenticator = server.load_authenticator(settings)
     path = _store_path(store, graph_url)

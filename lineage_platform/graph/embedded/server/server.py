@@ -56,6 +56,7 @@ class ServerSettings:
     handshake_timeout: float = 10.0
     login_timeout: float = 10.0
     idle_timeout: float = 300.0
+    max_items: int | None = 2_000_000
     max_failed_logins: int = 10
     failed_login_window: float = 60.0
 
@@ -112,7 +113,11 @@ class GremlinServer:
             graph, max_sessions=settings.max_sessions, idle_timeout=settings.session_timeout
         )
         self._operations = Operations(
-            graph, self.sessions, self._pool, traversal_sources=settings.traversal_sources
+            graph,
+            self.sessions,
+            self._pool,
+            traversal_sources=settings.traversal_sources,
+            max_items=settings.max_items,
         )
         self._limits = ConnectionLimits(
             settings.batch_size,
