@@ -157,6 +157,13 @@ def _store_path(store: str | None, graph_url: str | None) -> Path:
     show_default=True,
     help="Most items one request may hold in a step's collection or its result (0: no limit).",
 )
+@_serve_option(
+    "--transaction-lease",
+    type=click.FloatRange(min=0),
+    default=120.0,
+    show_default=True,
+    help="Seconds a session transaction may hold the graph lock before it is rolled back (0: no limit).",
+)
 def serve(
     store: str | None,
     graph_url: str | None,
@@ -177,6 +184,7 @@ def serve(
     idle_timeout: float,
     max_failed_logins: int,
     max_items: int,
+    transaction_lease: float,
 ) -> None:
     """Serve the embedded graph over the Gremlin Server WebSocket protocol until SIGTERM or Ctrl-C."""
     from lineage_platform.graph.embedded import server
@@ -205,6 +213,7 @@ def serve(
         idle_timeout=idle_timeout,
         max_failed_logins=max_failed_logins,
         max_items=max_items or None,
+        transaction_lease=transaction_lease or None,
     )
     authenticator = server.load_authenticator(settings)
     path = _store_path(store, graph_url)

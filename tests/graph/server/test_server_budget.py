@@ -86,3 +86,23 @@ def test_a_request_cannot_lift_the_servers_evaluation_timeout(
         assert "timeout of 300 ms" in reply["status"]["message"]
         assert time.monotonic() - started < 3
     blocking_graph.release.set()
+
+
+def test_a_transaction_kept_alive_past_its_lease_is_rolled_back(serve_graph, embedded_graph, remote) -> None:
+    url = serve_graph(embedded_graph, transaction_lease=1.0, session_timeout=60).url
+    g = traversal().with_remote(remote(url))
+    tx = g.tx()
+    gtx = tx.begin()
+    gtx.add_v("table").property("name", "uncommitted").iterate()
+    for _ in range(3):  # a read every 0.2 s: never idle, the lock stays taken
+        assert gtx.V().count().next() == 1
+        time.sleep(0.2)
+    started = time.monotonic()
+    assert g.V().count().next() == 0  # another client waits at most until the lease runs out, not 5 s
+    assert time.monotonic() - started < 2
+    with pytest.raises(
+        GremlinServerError, match=r"499: session .* 1 s transaction lease and was rolled back"
+    ):
+        gtx.V().count().next()
+    g.add_v("table").property("name", "after").iterate()
+    assert g.V().values("name").to_list() == ["after"]

@@ -57,6 +57,7 @@ class ServerSettings:
     login_timeout: float = 10.0
     idle_timeout: float = 300.0
     max_items: int | None = 2_000_000
+    transaction_lease: float | None = 120.0
     max_failed_logins: int = 10
     failed_login_window: float = 60.0
 
@@ -110,7 +111,10 @@ class GremlinServer:
         self._authenticator = authenticator
         self._pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="gremlin-worker")
         self.sessions = SessionRegistry(
-            graph, max_sessions=settings.max_sessions, idle_timeout=settings.session_timeout
+            graph,
+            max_sessions=settings.max_sessions,
+            idle_timeout=settings.session_timeout,
+            transaction_lease=settings.transaction_lease,
         )
         self._operations = Operations(
             graph,
@@ -187,10 +191,12 @@ class GremlinServer:
         log.info("server on %s stopped", self.url)
 
     async def _expire_idle_sessions(self) -> None:
-        interval = max(0.05, min(1.0, self.sessions.idle_timeout / 4))
+        limits = [self.sessions.idle_timeout, self.sessions.transaction_lease or self.sessions.idle_timeout]
+        interval = max(0.05, min(1.0, min(limits) / 4))
         while True:
             await asyncio.sleep(interval)
             self.sessions.end_idle()
+            self.sessions.end_overdue_transactions()
 
     async def _handle(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(max_msg_size=self.settings.max_frame_bytes)
