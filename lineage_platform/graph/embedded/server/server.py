@@ -14,7 +14,7 @@ import logging
 import signal
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
@@ -241,19 +241,56 @@ def run_server(
     authenticator: Authenticator | None,
     on_ready: Callable[[str], None] | None = None,
 ) -> None:
-    """Serve until SIGTERM or SIGINT, then shut down gracefully and close the graph."""
+    """Serve until SIGTERM or SIGINT, then shut down gracefully and close the graph (its final checkpoint).
+
+    Further signals during the shutdown are logged and do not interrupt it, so a second SIGTERM cannot kill a
+    checkpoint half-written (SIGKILL still can, and leaves the previous checkpoint and the log valid)."""
 
     async def main() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, stop.set)
+        for signum in _SHUTDOWN_SIGNALS:
+            loop.add_signal_handler(signum, _request_stop, stop, signum)
         await serve_until_stopped(GremlinServer(graph, settings, authenticator), stop, on_ready)
 
     try:
         asyncio.run(main())
     finally:
-        graph.close()
+        with _signals_deferred():
+            log.info("closing the store (its final checkpoint may take a while)")
+            graph.close()
+            log.info("the store is closed")
+
+
+_SHUTDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+def _request_stop(stop: asyncio.Event, signum: int) -> None:
+    if stop.is_set():
+        _log_signal_during_shutdown(signum)
+    stop.set()
+
+
+def _log_signal_during_shutdown(signum: int, _frame: object = None) -> None:
+    log.warning(
+        "%s received while shutting down: finishing the shutdown and the store's checkpoint first (SIGKILL "
+        "abandons the checkpoint; the previous checkpoint and the log stay valid)",
+        signal.Signals(signum).name,
+    )
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Log SIGTERM/SIGINT instead of dying while the store closes (main thread only, where handlers live)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _log_signal_during_shutdown) for signum in _SHUTDOWN_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 class BackgroundServer:
