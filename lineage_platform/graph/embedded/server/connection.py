@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import logging
 import time
@@ -24,6 +25,7 @@ from typing import Any, TypeVar
 
 import aiohttp
 from aiohttp import WSCloseCode, WSMsgType, web
+from gremlin_python.process.traversal import Traverser
 
 from lineage_platform.graph.embedded.server.auth import Authenticator
 from lineage_platform.graph.embedded.server.graphbinary import GraphBinaryCodec, UnserializableResult
@@ -48,6 +50,9 @@ _connection_ids = itertools.count(1)
 MAX_FAILED_LOGINS = 3
 SLOT_WAIT_CHECK_SECONDS = 0.1  # how often a reader waiting for a free slot looks for a lost connection
 DECODE_ON_LOOP_BYTES = 64 * 1024  # larger frames are decoded on a worker thread, not the event loop
+ENCODE_ON_LOOP_ITEMS = (
+    4096  # response batches holding more values (nested ones counted) are encoded on a thread
+)
 T = TypeVar("T")
 
 
@@ -341,7 +346,7 @@ class Connection:
                 data=results[start : start + size],
             )
             try:
-                frame = self._codec.encode_response(response, materialize=options.materialize)
+                frame = await self._encode(response, options.materialize)
             except (UnserializableResult, ArithmeticError, ValueError, TypeError) as exc:
                 log.warning("connection %s: result not serializable: %s", self.id, exc)
                 await self._send_error(
@@ -351,6 +356,14 @@ class Connection:
                 )
                 return
             await self._write(frame)
+
+    async def _encode(self, response: ResponseMessage, materialize: bool) -> bytes:
+        """Serialize a response; a big one (e.g. a fold() of a million values) on a worker thread, so that the
+        event loop keeps serving everyone else meanwhile."""
+        if not _holds_more_than(response.data or (), ENCODE_ON_LOOP_ITEMS):
+            return self._codec.encode_response(response, materialize=materialize)
+        encode = functools.partial(self._codec.encode_response, response, materialize=materialize)
+        return await asyncio.get_running_loop().run_in_executor(None, encode)
 
     async def _send_error(
         self,
@@ -379,3 +392,26 @@ class Connection:
             ) from exc
         except (ConnectionError, RuntimeError) as exc:
             raise ClientGone(f"sending failed: {exc}") from exc
+
+
+def _holds_more_than(values: list[Any] | tuple[()], limit: int) -> bool:
+    """True when ``values`` (Traversers or plain values) hold more than ``limit`` values, nested collections
+    included; stops counting at the limit, so the check itself stays cheap."""
+    pending: list[Any] = list(values)
+    seen = 0
+    while pending:
+        value = pending.pop()
+        value = value.object if isinstance(value, Traverser) else value
+        seen += 1
+        if isinstance(value, dict):
+            seen += len(value)
+            if seen > limit:
+                return True
+            pending.extend(value.values())
+        elif isinstance(value, list | set | tuple | frozenset):
+            if seen + len(value) > limit:
+                return True
+            pending.extend(value)
+        if seen > limit:
+            return True
+    return False
