@@ -81,11 +81,15 @@ def test_a_client_that_does_not_log_in_in_time_is_closed(
 
 
 def test_an_idle_connection_is_closed_but_a_long_request_is_not_idle(
-    serve_graph, blocking_graph, raw_client
+    serve_graph, blocking_graph, raw_client, remote
 ) -> None:
     server = serve_graph(blocking_graph, idle_timeout=0.4)
     idle = raw_client(server.url)
     assert _read_closed(idle) == 1008
+    g = traversal().with_remote(remote(server.url))
+    assert g.inject(1).to_list() == [1]
+    time.sleep(0.8)  # its pooled connection is closed as idle: gremlinpython opens a new one
+    assert g.inject(2).to_list() == [2]
 
     busy = raw_client(server.url, read_timeout=5)
     blocked = busy.send("traversal", "bytecode", {"gremlin": _block()})

@@ -50,9 +50,8 @@ _connection_ids = itertools.count(1)
 MAX_FAILED_LOGINS = 3
 SLOT_WAIT_CHECK_SECONDS = 0.1  # how often a reader waiting for a free slot looks for a lost connection
 DECODE_ON_LOOP_BYTES = 64 * 1024  # larger frames are decoded on a worker thread, not the event loop
-ENCODE_ON_LOOP_ITEMS = (
-    4096  # response batches holding more values (nested ones counted) are encoded on a thread
-)
+# response batches holding more values than this (nested ones counted) are encoded on a worker thread
+ENCODE_ON_LOOP_ITEMS = 4096
 T = TypeVar("T")
 
 
