@@ -57,6 +57,10 @@ class TraversalInterrupted(GraphError):
     """A traversal was stopped before it finished: cancelled, or past its evaluation timeout."""
 
 
+class TraversalTooLarge(GraphError):
+    """A traversal would hold more items at once than its execution's budget allows (a request's memory limit)."""
+
+
 class GraphBusyError(GraphError):
     """The graph stayed locked by another transaction longer than the lock timeout; retrying may succeed."""
 

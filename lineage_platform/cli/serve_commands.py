@@ -122,6 +122,48 @@ def _store_path(store: str | None, graph_url: str | None) -> Path:
     show_default=True,
     help="Requests one connection may have running at once; its further frames wait unread.",
 )
+@_serve_option(
+    "--handshake-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Seconds a new connection may take to complete the WebSocket handshake.",
+)
+@_serve_option(
+    "--login-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Seconds a connection may take to log in (with --credentials).",
+)
+@_serve_option(
+    "--idle-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=300.0,
+    show_default=True,
+    help="Seconds a connection may stay silent with no request running.",
+)
+@_serve_option(
+    "--max-failed-logins",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Failed logins per client address and minute before its logins are refused.",
+)
+@_serve_option(
+    "--max-items",
+    type=click.IntRange(min=0),
+    default=2_000_000,
+    show_default=True,
+    help="Most items one request may hold in a step's collection or its result (0: no limit).",
+)
+@_serve_option(
+    "--transaction-lease",
+    type=click.FloatRange(min=0),
+    default=120.0,
+    show_default=True,
+    help="Seconds a session transaction may hold the graph lock before it is rolled back (0: no limit).",
+)
 def serve(
     store: str | None,
     graph_url: str | None,
@@ -137,6 +179,12 @@ def serve(
     write_timeout: float,
     workers: int,
     max_in_flight: int,
+    handshake_timeout: float,
+    login_timeout: float,
+    idle_timeout: float,
+    max_failed_logins: int,
+    max_items: int,
+    transaction_lease: float,
 ) -> None:
     """Serve the embedded graph over the Gremlin Server WebSocket protocol until SIGTERM or Ctrl-C."""
     from lineage_platform.graph.embedded import server
@@ -160,6 +208,12 @@ def serve(
         write_timeout=write_timeout,
         workers=workers,
         max_in_flight=max_in_flight,
+        handshake_timeout=handshake_timeout,
+        login_timeout=login_timeout,
+        idle_timeout=idle_timeout,
+        max_failed_logins=max_failed_logins,
+        max_items=max_items or None,
+        transaction_lease=transaction_lease or None,
     )
     authenticator = server.load_authenticator(settings)
     path = _store_path(store, graph_url)

@@ -257,6 +257,8 @@ class EmbeddedGraph:
         results: list[Traverser] = []
         append = results.append
         for t in pipeline.run((compiler.start(SEED),)):
+            if not len(results) % 1024:
+                cancellation.check_size(len(results) + 1, "the result")
             obj = t.obj
             if type(obj) in PLAIN_VALUES:
                 append(Traverser(obj, t.bulk))

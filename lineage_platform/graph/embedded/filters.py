@@ -423,7 +423,7 @@ def compile_tail(call: StepCall, c: Compiler) -> StepFn:
         return lambda travs: (tail_local(t) for t in travs)
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
-        collected = list(travs)
+        collected = c.collect(travs, "tail()")
         remaining = n
         out: list[Trav] = []
         for t in reversed(collected):
@@ -516,7 +516,7 @@ def compile_sample(call: StepCall, c: Compiler) -> StepFn:
         return lambda travs: (sample_local(t) for t in travs)
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
-        expanded = [t.with_bulk(1) for t in travs for _ in range(t.bulk)]
+        expanded = [t.with_bulk(1) for t in c.collect(travs, "sample()") for _ in range(t.bulk)]
         yield from random.sample(expanded, min(n, len(expanded)))
 
     return run

@@ -327,6 +327,8 @@ def path_mode(bytecode: Bytecode) -> str | None:
 # generators nest (RecursionError at ~1000). A longer pipeline runs in segments of this many steps, each but the
 # last collected into a list before the next starts.
 LAZY_STEPS = 200
+_CHECK_EVERY = 1024  # traversers a barrier collects between budget and cancellation checks
+_EXPAND_CHUNK = 1 << 20  # copies of one bulk traverser expanded between cancellation checks
 
 
 class Pipeline:
@@ -385,8 +387,11 @@ class Compiler:
         cancellation: Cancellation | None = None,
     ) -> None:
         self.graph = graph
+        cancellation = cancellation if cancellation is not None else Cancellation()
         # steps whose work is unbounded or large call check() per incoming traverser or per loop iteration
-        self.check_cancelled = (cancellation if cancellation is not None else Cancellation()).check
+        self.check_cancelled = cancellation.check
+        # steps that build collections call check_size(size, where) against the execution's item budget
+        self.check_size = cancellation.check_size
         self.track_paths = track_paths is not None
         self.label_paths_only = track_paths == "labels"
         self._no_labels = LabelPath(None, None)  # shared by unlabelled traversers, so they can merge
@@ -403,6 +408,32 @@ class Compiler:
         # while a repeat() body is compiled: the state its steps keep across the loop's iterations (dedup()'s
         # seen values), which repeat() clears when it starts; None elsewhere (other children start afresh)
         self.loop_state: dict[int, Any] | None = None
+
+    def collect(self, travs: Iterable[Trav], where: str) -> list[Trav]:
+        """Materialise a stream of traversers (a barrier), checking cancellation and the item budget as it
+        grows."""
+        collected: list[Trav] = []
+        append = collected.append
+        for t in travs:
+            append(t)
+            if not len(collected) % _CHECK_EVERY:
+                self.check_size(len(collected), where)
+        self.check_size(len(collected), where)
+        return collected
+
+    def expand(self, travs: Iterable[Trav], where: str) -> list[Any]:
+        """The traversers' objects, each repeated by its bulk (fold(), group values, ...), within the item
+        budget: a bulk of 2**30 is refused before a list that long is built."""
+        values: list[Any] = []
+        for t in travs:
+            self.check_size(len(values) + t.bulk, where)
+            if t.bulk == 1:
+                values.append(t.obj)
+                continue
+            for start in range(0, t.bulk, _EXPAND_CHUNK):  # a huge bulk stays cancellable
+                self.check_cancelled()
+                values.extend([t.obj] * min(_EXPAND_CHUNK, t.bulk - start))
+        return values
 
     def compile(self, bytecode: Bytecode | list[StepCall], *, anonymous: bool = True) -> Pipeline:
         """Compile a traversal (``anonymous`` False for the root one, whose first step is its start).

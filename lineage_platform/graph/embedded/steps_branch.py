@@ -71,7 +71,7 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
     walk = _navigation_walk(call, args[0], c)
     if walk is not None:
         return walk
-    check_cancelled = c.check_cancelled
+    check_size = c.check_size
 
     def exits(t: Trav) -> Iterator[Trav | None]:
         """After an iteration: the traverser leaving (until), emitted, or None when it loops again."""
@@ -85,7 +85,7 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         frontier = [Trav(t.obj, t.bulk, t.path, (*t.loops, (loop_name, 0)), t.sack) for t in travs]
         while frontier:
-            check_cancelled()
+            check_size(len(frontier), "repeat()")
             to_body = []
             for t in frontier:
                 if until_first and until is not None and until(t):
@@ -324,7 +324,7 @@ def compile_union(call: StepCall, c: Compiler) -> StepFn:
     branches = [c.sub(a, "union") for a in call.args]
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
-        incoming = list(travs)
+        incoming = c.collect(travs, "union()")
         for branch in branches:
             yield from branch.run(incoming)
 
@@ -510,8 +510,10 @@ def compile_aggregate(call: StepCall, c: Compiler) -> StepFn:
                 fold_in(values(t))
                 yield t
             return
-        collected = list(travs)
-        fold_in([value for t in collected for value in values(t)])
+        collected = c.collect(travs, call.name + "()")
+        fold_in(
+            c.expand((t.replace(v) for t in collected if (v := project(t)) is not NOTHING), call.name + "()")
+        )
         yield from collected
 
     return run

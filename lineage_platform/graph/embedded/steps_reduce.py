@@ -189,14 +189,16 @@ def compile_fold(call: StepCall, c: Compiler) -> StepFn:
         def run_seeded(travs: Iterator[Trav]) -> Iterator[Trav]:
             acc = seed
             for t in travs:
-                for _ in range(t.bulk):
+                for done in range(t.bulk):
+                    if not done % 1024:
+                        c.check_cancelled()
                     acc = apply_operator(operator, acc, t.obj, "fold")
             yield c.start(acc)
 
         return run_seeded
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
-        yield c.start([t.obj for t in travs for _ in range(t.bulk)])
+        yield c.start(c.expand(travs, "fold()"))
 
     return run
 
@@ -254,7 +256,7 @@ def compile_order(call: StepCall, c: Compiler) -> StepFn:
         return lambda travs: (order_local(t) for t in travs)
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
-        yield from sort_traversers(list(travs), comparators)
+        yield from sort_traversers(c.collect(travs, "order()"), comparators)
 
     return run
 
@@ -263,18 +265,14 @@ def group_value_reducer(args: list[Any] | None, c: Compiler) -> Callable[[list[T
     """How group() turns one group's traversers into its value: a list of the objects (or of a by('key')/by(T)
     projection), or the first result of a by(traversal) run over all of them."""
     if not args:
-        return lambda travs: [t.obj for t in travs for _ in range(t.bulk)]
+        return lambda travs: c.expand(travs, "group()")
     nested = as_bytecode(args[0])
     if nested is None:
         project = value_function(args[0], c, "group")
 
         def fold_projection(travs: list[Trav]) -> list[Any]:
-            values = []
-            for t in travs:
-                value = project(t)
-                if value is not NOTHING:
-                    values.extend([value] * t.bulk)
-            return values
+            projected = (t.replace(value) for t in travs if (value := project(t)) is not NOTHING)
+            return c.expand(projected, "group()")
 
         return fold_projection
     pipeline: Pipeline = c.compile(nested)
@@ -327,7 +325,7 @@ def compile_group(call: StepCall, c: Compiler) -> StepFn:
     if side_effect_key is None:
 
         def run(travs: Iterator[Trav]) -> Iterator[Trav]:
-            yield c.start(group(list(travs), {}))
+            yield c.start(group(c.collect(travs, call.name + "()"), {}))
 
         return run
 
@@ -337,7 +335,7 @@ def compile_group(call: StepCall, c: Compiler) -> StepFn:
     )  # declared when compiled: cap() of an unreached one gives {}
 
     def run_side_effect(travs: Iterator[Trav]) -> Iterator[Trav]:
-        collected = list(travs)
+        collected = c.collect(travs, call.name + "()")
         c.side_effects[side_effect_key] = group(collected, members)
         yield from collected
 

@@ -195,6 +195,9 @@ class DurableLog:
         self._snapshot_scn: int | None = None
         self._snapshot_size = 0
         self._bytes_since_checkpoint = 0
+        # a segment whose torn tail (from a failed append) must be cut before the next append, and its size
+        self._torn: tuple[_Segment, int] | None = None
+        self._failed_appends = 0  # consecutive appends that failed (disk full, I/O error)
 
     @property
     def last_scn(self) -> int:
@@ -276,19 +279,62 @@ class DurableLog:
                 f"transaction {scn} holds a value the store cannot save: {exc}",
                 hint="store only str, int, float, bool, datetime, UUID, Decimal and lists, sets or dicts of them",
             ) from exc
+        size = os.fstat(fd).st_size
         try:
             _write_all(fd, record)
             if self._sync:
                 _sync_file(fd)
         except OSError as exc:
-            self._close_segment()
+            self._failed_append(size, exc)
             raise StoreError(
                 f"could not write transaction {scn} to {self.path}: {exc}",
-                hint="free disk space or fix the device, then reopen the store; the transaction was not committed",
+                hint="free disk space or fix the device; the transaction was not committed, earlier ones are "
+                "safe, and commits succeed again once the log can be written",
             ) from exc
+        if self._failed_appends:
+            log.warning(
+                "%s: the log is writable again after %d failed commit(s)", self.path, self._failed_appends
+            )
+            self._failed_appends = 0
         self._next_scn += 1
         self._bytes_since_checkpoint += len(record)
         return scn
+
+    def _failed_append(self, size: int, exc: OSError) -> None:
+        """Cut what a failed append left at the end of the segment, so the log stays valid and the next append
+        can try again; if even that fails, the cut is retried before the next append."""
+        self._failed_appends += 1
+        if self._failed_appends == 1:
+            log.error(
+                "%s: cannot write the log (%s); commits fail until it can be written again", self.path, exc
+            )
+        assert self._segment is not None and self._segment_fd is not None
+        try:
+            os.ftruncate(self._segment_fd, size)
+        except OSError:
+            self._torn = (self._segment, size)
+            self._close_segment()
+
+    def _cut_torn_append(self) -> None:
+        """Reopen the segment a failed append left torn and cut it back to its last complete record."""
+        assert self._torn is not None
+        segment, size = self._torn
+        try:
+            fd = os.open(segment.path, os.O_WRONLY | os.O_APPEND)
+        except OSError as exc:
+            raise StoreError(
+                f"the log of {self.path} cannot be reopened after a failed write: {exc}",
+                hint="free disk space or fix the device; commits succeed again once the log can be written",
+            ) from exc
+        try:
+            os.ftruncate(fd, size)
+        except OSError as exc:
+            os.close(fd)
+            raise StoreError(
+                f"the log of {self.path} cannot be repaired after a failed write: {exc}",
+                hint="free disk space or fix the device; commits succeed again once the log can be written",
+            ) from exc
+        self._segment, self._segment_fd, self._torn = segment, fd, None
 
     def should_checkpoint(self) -> bool:
         """True once the log written since the last snapshot outweighs the snapshot (and ``checkpoint_bytes``)."""
@@ -323,7 +369,13 @@ class DurableLog:
         self._snapshot_size = target.stat().st_size
         self._bytes_since_checkpoint = 0
         if self._segment is None or self._segment.base_scn != scn + 1:
-            self._start_segment(scn + 1)
+            try:
+                self._start_segment(scn + 1)
+            except OSError as exc:  # the snapshot is in place; appends go on in the current segment
+                raise StoreError(
+                    f"could not start a new log segment in {self.path}: {exc}",
+                    hint="free disk space; commits are still logged, and the next checkpoint tries again",
+                ) from exc
         self._drop_unneeded_files(scn)
 
     def _drop_unneeded_files(self, snapshot_scn: int) -> None:
@@ -368,6 +420,8 @@ class DurableLog:
 
     def _require_segment(self) -> int:
         self._require_open()
+        if self._torn is not None:
+            self._cut_torn_append()
         if self._segment_fd is None:
             raise StoreError(
                 f"the log of {self.path} is not ready for writing",

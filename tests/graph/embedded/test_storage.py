@@ -440,3 +440,67 @@ def test_log_tail_moves_past_a_segment_deleted_after_it_was_read(tmp_path: Path)
         store.append(tx(2))
         assert not (tmp_path / "wal-00000000000000000001.log").exists()
         assert list(tail.poll()) == [(2, tx(2))]
+
+
+class FullDisk:
+    """The store's file-write seam on a device with ``room`` bytes left: writes beyond fail with ENOSPC after
+    writing what fits (as a real full disk does); ``room = None`` frees the space."""
+
+    def __init__(self, write_all: object, room: int | None) -> None:
+        self._write_all = write_all
+        self.room = room
+
+    def __call__(self, fd: int, data: bytes) -> None:
+        if self.room is not None and len(data) > self.room:
+            self._write_all(fd, data[: self.room])
+            self.room = 0
+            raise OSError(errno.ENOSPC, "No space left on device")
+        self._write_all(fd, data)
+
+
+def test_the_log_recovers_once_a_full_disk_has_room_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from lineage_platform.graph.embedded import storage
+
+    disk = FullDisk(storage._write_all, room=None)
+    monkeypatch.setattr(storage, "_write_all", disk)
+    with DurableLog(tmp_path) as store, caplog.at_level(logging.INFO):
+        store.recover()
+        assert store.append(tx(1)) == 1
+        disk.room = 100  # a record of tx(2) is larger: half of it reaches the file
+        for _ in range(3):
+            with pytest.raises(StoreError, match="No space left on device") as caught:
+                store.append(tx(2))
+            assert "commits succeed again once the log can be written" in caught.value.hint
+        assert len([r for r in caplog.records if "cannot write the log" in r.message]) == 1
+        disk.room = None
+        assert store.append(tx(2)) == 2
+        assert store.append(tx(3)) == 3
+        assert any("writable again after 3 failed commit(s)" in r.message for r in caplog.records)
+    store, _state, replay = open_recovered(tmp_path)
+    assert replay == [tx(1), tx(2), tx(3)]
+    store.close()
+
+
+def test_a_full_disk_fails_the_commit_and_the_engine_keeps_committing_afterwards(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gremlin_python.process.graph_traversal import __
+
+    from lineage_platform.graph.embedded import storage
+    from lineage_platform.graph.embedded.engine import EmbeddedGraph
+
+    disk = FullDisk(storage._write_all, room=None)
+    monkeypatch.setattr(storage, "_write_all", disk)
+    with EmbeddedGraph(tmp_path) as graph:
+        graph.execute(__.add_v("table").property("name", "a").bytecode)
+        disk.room = 10
+        with pytest.raises(StoreError, match="could not write transaction 2"):
+            graph.execute(__.add_v("table").property("name", "lost").bytecode)
+        disk.room = None
+        graph.execute(__.add_v("table").property("name", "b").bytecode)
+        names = [t.object for t in graph.execute(__.V().values("name").bytecode)]
+        assert names == ["a", "b"]
+    with EmbeddedGraph(tmp_path) as graph:
+        assert [t.object for t in graph.execute(__.V().values("name").bytecode)] == ["a", "b"]

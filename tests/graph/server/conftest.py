@@ -208,6 +208,11 @@ class RawClient:
             frames.append(self.read())
         return frames
 
+    @property
+    def close_code(self) -> int | None:
+        """The WebSocket close code, once the connection is closed."""
+        return self._ws.close_code
+
     def drop(self) -> None:
         """Disconnect as a killed client would: shut the TCP connection down without a closing handshake."""
         self._ws.get_extra_info("socket").shutdown(socket.SHUT_RDWR)

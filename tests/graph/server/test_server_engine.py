@@ -419,3 +419,54 @@ def test_sigterm_rolls_back_open_transactions_and_closes_the_store(tmp_path: Pat
         with contextlib.suppress(Exception):
             connection.close()
     assert _stored_names(store) == ["committed"]
+
+
+@pytest.mark.slow
+def test_a_second_sigterm_waits_for_the_final_checkpoint(tmp_path: Path) -> None:
+    from lineage_platform.graph.embedded.engine import EmbeddedGraph
+
+    store = tmp_path / "graph"
+    with EmbeddedGraph(store) as graph:  # big enough for the final checkpoint to take a while
+        graph.execute(
+            __.inject(list(range(100_000))).unfold().add_v("table").property("n", __.identity()).bytecode
+        )
+    command = "from lineage_platform.cli.serve_commands import serve; serve()"
+    process = subprocess.Popen(
+        [sys.executable, "-c", command, "--store", str(store), "--port", "0"],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: list[str] = []
+    closing = threading.Event()
+
+    def read_log() -> None:
+        for line in process.stderr:
+            lines.append(line)
+            if "closing the store" in line:
+                closing.set()
+
+    threading.Thread(target=read_log, daemon=True).start()
+    try:
+        deadline = time.monotonic() + 60
+        while not any(" on ws://" in line for line in lines) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        url = next(line for line in lines if " on ws://" in line).split(" on ", 1)[1].split()[0]
+        connection = DriverRemoteConnection(url, "g")
+        traversal().with_remote(connection).add_v("table").property("name", "last").iterate()
+        connection.close()
+        process.send_signal(signal.SIGTERM)
+        assert closing.wait(30)
+        process.send_signal(signal.SIGTERM)  # while the store writes its final checkpoint
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+    log_text = "".join(lines)
+    assert (
+        "SIGTERM received while shutting down: finishing the shutdown and the store's checkpoint" in log_text
+    )
+    assert "the store is closed" in log_text
+    assert _stored_names(store) == ["last"]
+    assert (store / "snapshot-00000000000000000002.snap").exists()  # the final checkpoint was completed

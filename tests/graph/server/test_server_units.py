@@ -145,7 +145,15 @@ def test_error_and_no_content_frames_match_the_protocol() -> None:
 def test_request_options_validate_their_values() -> None:
     options = RequestOptions.from_args({"evaluationTimeout": 1500}, batch_size=64, timeout=30.0)
     assert (options.batch_size, options.timeout, options.materialize) == (64, 1.5, True)
-    assert RequestOptions.from_args({"evaluationTimeout": 0}, batch_size=64, timeout=30.0).timeout is None
+    # a request may shorten the server's limit, never lengthen or remove it
+    for millis, server, expected in (
+        (0, 30.0, 30.0),
+        (60_000, 30.0, 30.0),
+        (0, None, None),
+        (1500, None, 1.5),
+    ):
+        options = RequestOptions.from_args({"evaluationTimeout": millis}, batch_size=64, timeout=server)
+        assert options.timeout == expected
     for bad in (
         {"batchSize": 0},
         {"batchSize": "2"},

@@ -15,16 +15,21 @@ check) and its sessions are rolled back.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import itertools
 import logging
+import time
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import aiohttp
 from aiohttp import WSCloseCode, WSMsgType, web
+from gremlin_python.process.traversal import Traverser
 
 from lineage_platform.graph.embedded.server.auth import Authenticator
 from lineage_platform.graph.embedded.server.graphbinary import GraphBinaryCodec, UnserializableResult
+from lineage_platform.graph.embedded.server.limits import ConnectionLimits, LoginThrottle
 from lineage_platform.graph.embedded.server.messages import (
     MalformedRequest,
     RequestMessage,
@@ -44,21 +49,14 @@ log = logging.getLogger(__name__)
 _connection_ids = itertools.count(1)
 MAX_FAILED_LOGINS = 3
 SLOT_WAIT_CHECK_SECONDS = 0.1  # how often a reader waiting for a free slot looks for a lost connection
+DECODE_ON_LOOP_BYTES = 64 * 1024  # larger frames are decoded on a worker thread, not the event loop
+# response batches holding more values than this (nested ones counted) are encoded on a worker thread
+ENCODE_ON_LOOP_ITEMS = 4096
 T = TypeVar("T")
 
 
 class ClientGone(Exception):
     """The client disconnected or stopped reading; the connection is abandoned."""
-
-
-@dataclass(frozen=True)
-class ConnectionLimits:
-    """Per-connection limits and defaults taken from the server settings."""
-
-    batch_size: int
-    evaluation_timeout: float | None
-    write_timeout: float
-    max_in_flight: int
 
 
 class Connection:
@@ -68,16 +66,20 @@ class Connection:
         self,
         ws: web.WebSocketResponse,
         transport: asyncio.BaseTransport | None,
-        peer: str,
+        address: tuple[str, int] | None,
         operations: Operations,
         sessions: SessionRegistry,
         limits: ConnectionLimits,
         authenticator: Authenticator | None,
+        throttle: LoginThrottle | None = None,
     ) -> None:
         self.id = next(_connection_ids)
         self.ws = ws
         self._transport = transport
-        self._peer = peer
+        self._address = address[0] if address else "unknown"
+        self._peer = f"/{address[0]}:{address[1]}" if address else "/unknown"
+        self._throttle = throttle
+        self._opened = self._last_active = time.monotonic()
         self._operations = operations
         self._sessions = sessions
         self._limits = limits
@@ -91,10 +93,11 @@ class Connection:
         self._writing = asyncio.Lock()
 
     async def serve(self) -> None:
-        """Read frames until the client leaves, running requests as tasks; then cancel those still running
-        and roll back the sessions the client left open."""
+        """Read frames until the client leaves (or overstays a login or idle timeout), running requests as
+        tasks; then cancel those still running and roll back the sessions the client left open."""
         try:
-            async for message in self.ws:
+            while (message := await self._receive()) is not None:
+                self._last_active = time.monotonic()
                 if message.type == WSMsgType.BINARY:
                     request = await self._guarded(self._admit(message.data), None)
                     if request is not None:
@@ -106,6 +109,8 @@ class Connection:
                 elif message.type == WSMsgType.ERROR:
                     log.warning("connection %s from %s dropped: %s", self.id, self._peer, self.ws.exception())
                     break
+                else:  # CLOSE, CLOSING, CLOSED
+                    break
         except ClientGone as exc:
             log.warning("connection %s from %s abandoned: %s", self.id, self._peer, exc)
         finally:
@@ -113,6 +118,37 @@ class Connection:
             self._sessions.end_owned_by(self.id, "its client disconnected")
             if not self.ws.closed:
                 await self._close_quietly()
+
+    @property
+    def authenticated(self) -> bool:
+        """True once the client has logged in (always, when the server needs no login)."""
+        return self._authenticator is None or self._user is not None
+
+    async def _receive(self) -> aiohttp.WSMessage | None:
+        """The next frame; None once the client has stayed silent past its login or idle timeout (the
+        connection is then closed with 1008 and a reason)."""
+        while True:
+            now = time.monotonic()
+            if self._requests:  # a running request is activity: its client waits for the answer
+                self._last_active = now
+            if self.authenticated:
+                since, limit, what = self._last_active, self._limits.idle_timeout, "send a request"
+            else:
+                since, limit, what = self._opened, self._limits.login_timeout, "log in"
+            remaining = since + limit - now
+            if remaining <= 0:
+                await self._close_for_policy(f"did not {what} within {limit:g} s")
+                return None
+            try:
+                return await self.ws.receive(timeout=remaining)
+            except TimeoutError:
+                continue
+
+    async def _close_for_policy(self, reason: str) -> None:
+        log.info("connection %s from %s closed: %s", self.id, self._peer, reason)
+        with contextlib.suppress(TimeoutError, OSError):
+            async with asyncio.timeout(self._limits.write_timeout):
+                await self.ws.close(code=WSCloseCode.POLICY_VIOLATION, message=reason.encode()[:120])
 
     async def _start(self, request: RequestMessage) -> None:
         """Run ``request`` as a task once a slot is free. The task reaches its worker queue (a session's
@@ -125,6 +161,7 @@ class Connection:
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self._requests.discard(task)
+        self._last_active = time.monotonic()
         self._slots.release()
 
     async def _wait_for_slot(self) -> None:
@@ -186,18 +223,31 @@ class Connection:
             log.info("connection %s: closing handshake did not complete", self.id)
 
     async def _admit(self, frame: bytes) -> RequestMessage | None:
-        """Decode a frame and pass it through authentication; returns the request to run, if any. Malformed
-        frames and the SASL exchange are answered here."""
+        """Check a frame's size and MIME type, decode it and pass it through authentication; returns the
+        request to run, if any. Before the login only small frames are decoded; big ones are decoded on a
+        worker thread so that the event loop keeps serving everyone else. Malformed frames and the SASL
+        exchange are answered here."""
+        if not self.authenticated and len(frame) > self._limits.login_frame_bytes:
+            reason = (
+                f"log in first: frames before the login are limited to {self._limits.login_frame_bytes} bytes"
+            )
+            await self.ws.close(code=WSCloseCode.MESSAGE_TOO_BIG, message=reason.encode()[:120])
+            raise ClientGone(f"a frame of {len(frame)} bytes before the login")
         try:
             mime, body = split_mime_header(frame)
             if mime != self._codec.mime_type:
                 await self._refuse_serializer(mime)
-            request = self._codec.decode_request(body)
+            if len(body) > DECODE_ON_LOOP_BYTES:
+                request = await asyncio.get_running_loop().run_in_executor(
+                    None, self._codec.decode_request, body
+                )
+            else:
+                request = self._codec.decode_request(body)
         except MalformedRequest as exc:
             log.warning("connection %s: malformed request: %s", self.id, exc)
             await self._send_error(exc.request_id, exc.status, str(exc))
             return None
-        if self._authenticator is not None and self._user is None:
+        if not self.authenticated:
             return await self._authenticate(request)
         if request.op == "authentication":
             await self._send(ResponseMessage(request.request_id, Status.NO_CONTENT), materialize=False)
@@ -246,6 +296,12 @@ class Connection:
                 materialize=False,
             )
             return None
+        wait = self._throttle.retry_after(self._address) if self._throttle is not None else 0.0
+        if wait > 0:
+            message = f"too many failed logins from {self._address}; retry in {wait:.0f} s"
+            log.warning("connection %s from %s: login refused, %s", self.id, self._peer, message)
+            await self._send_error(request.request_id, Status.UNAUTHORIZED, message)
+            raise ClientGone(message)
         sasl = request.args.get("sasl")
         loop = asyncio.get_running_loop()
         user = (
@@ -254,6 +310,8 @@ class Connection:
         if user is None:
             self._failed_logins += 1
             self._awaiting_auth = None
+            if self._throttle is not None:
+                self._throttle.failed(self._address)
             log.warning("connection %s from %s: failed login", self.id, self._peer)
             await self._send_error(
                 request.request_id, Status.UNAUTHORIZED, "Username and/or password are incorrect"
@@ -287,7 +345,7 @@ class Connection:
                 data=results[start : start + size],
             )
             try:
-                frame = self._codec.encode_response(response, materialize=options.materialize)
+                frame = await self._encode(response, options.materialize)
             except (UnserializableResult, ArithmeticError, ValueError, TypeError) as exc:
                 log.warning("connection %s: result not serializable: %s", self.id, exc)
                 await self._send_error(
@@ -297,6 +355,14 @@ class Connection:
                 )
                 return
             await self._write(frame)
+
+    async def _encode(self, response: ResponseMessage, materialize: bool) -> bytes:
+        """Serialize a response; a big one (e.g. a fold() of a million values) on a worker thread, so that the
+        event loop keeps serving everyone else meanwhile."""
+        if not _holds_more_than(response.data or (), ENCODE_ON_LOOP_ITEMS):
+            return self._codec.encode_response(response, materialize=materialize)
+        encode = functools.partial(self._codec.encode_response, response, materialize=materialize)
+        return await asyncio.get_running_loop().run_in_executor(None, encode)
 
     async def _send_error(
         self,
@@ -325,3 +391,26 @@ class Connection:
             ) from exc
         except (ConnectionError, RuntimeError) as exc:
             raise ClientGone(f"sending failed: {exc}") from exc
+
+
+def _holds_more_than(values: list[Any] | tuple[()], limit: int) -> bool:
+    """True when ``values`` (Traversers or plain values) hold more than ``limit`` values, nested collections
+    included; stops counting at the limit, so the check itself stays cheap."""
+    pending: list[Any] = list(values)
+    seen = 0
+    while pending:
+        value = pending.pop()
+        value = value.object if isinstance(value, Traverser) else value
+        seen += 1
+        if isinstance(value, dict):
+            seen += len(value)
+            if seen > limit:
+                return True
+            pending.extend(value.values())
+        elif isinstance(value, list | set | tuple | frozenset):
+            if seen + len(value) > limit:
+                return True
+            pending.extend(value)
+        if seen > limit:
+            return True
+    return False

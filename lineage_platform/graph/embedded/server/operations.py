@@ -75,7 +75,8 @@ class RequestOptions:
 
     @classmethod
     def from_args(cls, args: dict[Any, Any], *, batch_size: int, timeout: float | None) -> RequestOptions:
-        """Read ``batchSize``, ``evaluationTimeout`` (ms, 0 = none) and ``materializeProperties``."""
+        """Read ``batchSize``, ``evaluationTimeout`` (ms; 0 = none) and ``materializeProperties``. A request
+        may shorten the server's ``timeout`` but never lengthen or remove it."""
         size = args.get("batchSize", batch_size)
         if not isinstance(size, int) or isinstance(size, bool) or size < 1:
             raise InvalidRequest(f"batchSize must be a positive integer, got {size!r}")
@@ -83,7 +84,8 @@ class RequestOptions:
         if millis is not None:
             if not isinstance(millis, int) or isinstance(millis, bool) or millis < 0:
                 raise InvalidRequest(f"evaluationTimeout must be milliseconds >= 0, got {millis!r}")
-            timeout = millis / 1000 if millis else None
+            if millis and (timeout is None or millis / 1000 < timeout):
+                timeout = millis / 1000
         materialize = args.get("materializeProperties", "all")
         if materialize not in ("all", "tokens"):
             raise InvalidRequest(f"materializeProperties must be 'all' or 'tokens', got {materialize!r}")
@@ -150,7 +152,9 @@ def _stop(cancellation: Cancellation, future: Future, reason: str) -> None:
     future.add_done_callback(stopped)
 
 
-def _values(traversers: list[Traverser]) -> list[Any]:
+def _values(traversers: list[Traverser], cancellation: Cancellation) -> list[Any]:
+    """A script's values, bulks expanded (scripts return raw values), within the request's item budget."""
+    cancellation.check_size(sum(t.bulk for t in traversers), "the script's result")
     return [t.object for t in traversers for _ in range(t.bulk)]
 
 
@@ -171,7 +175,7 @@ def run_script(
     for index, parsed in enumerate(statements):
         if parsed.terminal is None and index < len(statements) - 1:
             continue
-        values = _values(execute(parsed.bytecode, cancellation))
+        values = _values(execute(parsed.bytecode, cancellation), cancellation)
         result = _apply_terminal(values, parsed.terminal, parsed.terminal_args)
     return result
 
@@ -217,8 +221,10 @@ class Operations:
         pool: Executor,
         *,
         traversal_sources: Iterable[str],
+        max_items: int | None = None,
     ) -> None:
         self._graph = graph
+        self._max_items = max_items
         self._sessions = sessions
         self._pool = pool
         self._sources = frozenset(traversal_sources)
@@ -289,7 +295,7 @@ class Operations:
         """Run ``start(cancellation)``'s work; past the timeout cancel it (the engine stops at its next check,
         rolls back and frees the worker) and answer 598. Cancelling the awaiting task (its client left)
         cancels the work the same way."""
-        cancellation = Cancellation()
+        cancellation = Cancellation(max_items=self._max_items)
         future = start(cancellation)
         self._track(cancellation, future)
         try:
@@ -305,7 +311,8 @@ class Operations:
             log.warning("%s; cancelling it", message)
             return Outcome.error(
                 Status.SERVER_ERROR_TIMEOUT,
-                f"{message} (raise it with evaluationTimeout, e.g. g.with_('evaluationTimeout', 60000))",
+                f"{message} (narrow the traversal; a request's evaluationTimeout may lower the server's "
+                "--evaluation-timeout, not raise it)",
             )
         except LineageError as exc:
             return Outcome.error(status_for(exc, script=script), str(exc), exc)

@@ -14,7 +14,7 @@ import logging
 import signal
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
@@ -25,7 +25,9 @@ from aiohttp import WSCloseCode, web
 from lineage_platform.errors import ConfigError
 from lineage_platform.graph.embedded.server.auth import Authenticator
 from lineage_platform.graph.embedded.server.backend import GraphBackend
-from lineage_platform.graph.embedded.server.connection import Connection, ConnectionLimits
+from lineage_platform.graph.embedded.server.connection import Connection
+from lineage_platform.graph.embedded.server.limits import ConnectionLimits, LoginThrottle
+from lineage_platform.graph.embedded.server.listener import Listener
 from lineage_platform.graph.embedded.server.operations import Operations
 from lineage_platform.graph.embedded.server.sessions import SessionRegistry
 
@@ -50,6 +52,14 @@ class ServerSettings:
     write_timeout: float = 30.0
     workers: int = 8
     max_in_flight: int = 8
+    login_frame_bytes: int = 64 * 1024
+    handshake_timeout: float = 10.0
+    login_timeout: float = 10.0
+    idle_timeout: float = 300.0
+    max_items: int | None = 2_000_000
+    transaction_lease: float | None = 120.0
+    max_failed_logins: int = 10
+    failed_login_window: float = 60.0
 
 
 def is_loopback(host: str) -> bool:
@@ -101,17 +111,31 @@ class GremlinServer:
         self._authenticator = authenticator
         self._pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="gremlin-worker")
         self.sessions = SessionRegistry(
-            graph, max_sessions=settings.max_sessions, idle_timeout=settings.session_timeout
+            graph,
+            max_sessions=settings.max_sessions,
+            idle_timeout=settings.session_timeout,
+            transaction_lease=settings.transaction_lease,
         )
         self._operations = Operations(
-            graph, self.sessions, self._pool, traversal_sources=settings.traversal_sources
+            graph,
+            self.sessions,
+            self._pool,
+            traversal_sources=settings.traversal_sources,
+            max_items=settings.max_items,
         )
         self._limits = ConnectionLimits(
-            settings.batch_size, settings.evaluation_timeout, settings.write_timeout, settings.max_in_flight
+            settings.batch_size,
+            settings.evaluation_timeout,
+            settings.write_timeout,
+            settings.max_in_flight,
+            login_frame_bytes=settings.login_frame_bytes,
+            login_timeout=settings.login_timeout,
+            idle_timeout=settings.idle_timeout,
         )
+        self._throttle = LoginThrottle(settings.max_failed_logins, settings.failed_login_window)
         self._connections: set[Connection] = set()
         self._runner: web.AppRunner | None = None
-        self._site: web.SockSite | None = None
+        self._listener: Listener | None = None
         self._reaper: asyncio.Task[None] | None = None
         self.port: int | None = None
 
@@ -125,12 +149,19 @@ class GremlinServer:
         """Bind and start accepting connections (port 0 picks a free port, see ``self.port``)."""
         app = web.Application()
         app.router.add_get(self.settings.path, self._handle)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=SHUTDOWN_GRACE_SECONDS)
+        # keepalive_timeout closes a connection that has not completed its HTTP request (the WebSocket
+        # handshake) in time; an upgraded WebSocket is no longer subject to it
+        self._runner = web.AppRunner(
+            app,
+            access_log=None,
+            shutdown_timeout=SHUTDOWN_GRACE_SECONDS,
+            keepalive_timeout=self.settings.handshake_timeout,
+        )
         await self._runner.setup()
         sock = _bind(self.settings.host, self.settings.port)
         self.port = sock.getsockname()[1]
-        self._site = web.SockSite(self._runner, sock)
-        await self._site.start()
+        self._listener = Listener(sock, self._runner.server)
+        self._listener.start()
         self._reaper = asyncio.create_task(self._expire_idle_sessions())
         log.info("serving the graph on %s (auth: %s)", self.url, "on" if self._authenticator else "off")
 
@@ -139,8 +170,8 @@ class GremlinServer:
         release the workers."""
         if self._reaper is not None:
             self._reaper.cancel()
-        if self._site is not None:
-            await self._site.stop()
+        if self._listener is not None:
+            self._listener.close()
         evaluations = self._operations.cancel_all("the server is shutting down")
         closing = [
             connection.ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
@@ -160,18 +191,26 @@ class GremlinServer:
         log.info("server on %s stopped", self.url)
 
     async def _expire_idle_sessions(self) -> None:
-        interval = max(0.05, min(1.0, self.sessions.idle_timeout / 4))
+        limits = [self.sessions.idle_timeout, self.sessions.transaction_lease or self.sessions.idle_timeout]
+        interval = max(0.05, min(1.0, min(limits) / 4))
         while True:
             await asyncio.sleep(interval)
             self.sessions.end_idle()
+            self.sessions.end_overdue_transactions()
 
     async def _handle(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(max_msg_size=self.settings.max_frame_bytes)
         await ws.prepare(request)
         peername = request.transport.get_extra_info("peername") if request.transport else None
-        peer = f"/{peername[0]}:{peername[1]}" if peername else "/unknown"
         connection = Connection(
-            ws, request.transport, peer, self._operations, self.sessions, self._limits, self._authenticator
+            ws,
+            request.transport,
+            (peername[0], peername[1]) if peername else None,
+            self._operations,
+            self.sessions,
+            self._limits,
+            self._authenticator,
+            self._throttle,
         )
         self._connections.add(connection)
         try:
@@ -202,19 +241,56 @@ def run_server(
     authenticator: Authenticator | None,
     on_ready: Callable[[str], None] | None = None,
 ) -> None:
-    """Serve until SIGTERM or SIGINT, then shut down gracefully and close the graph."""
+    """Serve until SIGTERM or SIGINT, then shut down gracefully and close the graph (its final checkpoint).
+
+    Further signals during the shutdown are logged and do not interrupt it, so a second SIGTERM cannot kill a
+    checkpoint half-written (SIGKILL still can, and leaves the previous checkpoint and the log valid)."""
 
     async def main() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, stop.set)
+        for signum in _SHUTDOWN_SIGNALS:
+            loop.add_signal_handler(signum, _request_stop, stop, signum)
         await serve_until_stopped(GremlinServer(graph, settings, authenticator), stop, on_ready)
 
     try:
         asyncio.run(main())
     finally:
-        graph.close()
+        with _signals_deferred():
+            log.info("closing the store (its final checkpoint may take a while)")
+            graph.close()
+            log.info("the store is closed")
+
+
+_SHUTDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+def _request_stop(stop: asyncio.Event, signum: int) -> None:
+    if stop.is_set():
+        _log_signal_during_shutdown(signum)
+    stop.set()
+
+
+def _log_signal_during_shutdown(signum: int, _frame: object = None) -> None:
+    log.warning(
+        "%s received while shutting down: finishing the shutdown and the store's checkpoint first (SIGKILL "
+        "abandons the checkpoint; the previous checkpoint and the log stay valid)",
+        signal.Signals(signum).name,
+    )
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Log SIGTERM/SIGINT instead of dying while the store closes (main thread only, where handlers live)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _log_signal_during_shutdown) for signum in _SHUTDOWN_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 class BackgroundServer:

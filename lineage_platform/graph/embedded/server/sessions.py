@@ -3,6 +3,10 @@
 Each session runs its graph calls on its own single worker thread. Two reasons: calls of one session stay
 in order, and a session holding the graph lock can always commit even when every shared worker is blocked
 waiting for that lock. The registry itself is only touched from the event loop thread, so it needs no lock.
+
+A session's transaction holds the graph's only write lock, so it gets a lease: a transaction open longer than
+``transaction_lease`` seconds (counted from its first statement, however busy the session is) is rolled back
+and the session ended; its client learns why on its next request.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ class Session:
         self.last_used = time.monotonic()
         self._graph = graph
         self._tx: Transaction | None = None
+        self.tx_since: float | None = None  # when the open transaction started (set on the session's worker)
         self._worker = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix=f"gremlin-session-{session_id[:8]}"
         )
@@ -50,19 +55,28 @@ class Session:
         """Run a traversal inside the session's transaction, opening one if none is open. Worker only."""
         if self._tx is None or not self._tx.is_open:
             self._tx = self._graph.begin()
-        return self._graph.execute(bytecode, self._tx, cancellation)
+            self.tx_since = time.monotonic()
+        try:
+            return self._graph.execute(bytecode, self._tx, cancellation)
+        finally:
+            if not self._tx.is_open:  # an interrupted statement rolled the whole transaction back
+                self.tx_since = None
 
     def commit(self) -> None:
         """Commit the open transaction, if any. Worker only."""
-        if self._tx is not None and self._tx.is_open:
-            self._tx.commit()
-        self._tx = None
+        try:
+            if self._tx is not None and self._tx.is_open:
+                self._tx.commit()
+        finally:
+            self._tx, self.tx_since = None, None
 
     def rollback(self) -> None:
         """Roll back the open transaction, if any. Worker only."""
-        if self._tx is not None and self._tx.is_open:
-            self._tx.rollback()
-        self._tx = None
+        try:
+            if self._tx is not None and self._tx.is_open:
+                self._tx.rollback()
+        finally:
+            self._tx, self.tx_since = None, None
 
     def end(self) -> Future[None]:
         """Roll back whatever is open (after any call still running) and retire the worker thread."""
@@ -80,10 +94,18 @@ class Session:
 class SessionRegistry:
     """Open sessions by id, with the owning connection, idle expiry and a memory of ended ids."""
 
-    def __init__(self, graph: GraphBackend, *, max_sessions: int, idle_timeout: float) -> None:
+    def __init__(
+        self,
+        graph: GraphBackend,
+        *,
+        max_sessions: int,
+        idle_timeout: float,
+        transaction_lease: float | None = None,
+    ) -> None:
         self._graph = graph
         self._max_sessions = max_sessions
         self.idle_timeout = idle_timeout
+        self.transaction_lease = transaction_lease
         self._open: dict[str, Session] = {}
         self._ended: OrderedDict[str, str] = OrderedDict()
 
@@ -148,6 +170,26 @@ class SessionRegistry:
         for sid in idle:
             self.end(sid, f"idle for more than {self.idle_timeout:g} s")
         return idle
+
+    def end_overdue_transactions(self, now: float | None = None) -> list[str]:
+        """End sessions whose transaction has been open longer than the lease (rolling it back, which frees
+        the graph lock once any request still running in the session ends); returns their ids."""
+        if self.transaction_lease is None:
+            return []
+        now = time.monotonic() if now is None else now
+        overdue = [
+            sid
+            for sid, session in self._open.items()
+            if session.tx_since is not None and now - session.tx_since > self.transaction_lease
+        ]
+        for sid in overdue:
+            log.warning("session %s: its transaction outlived the lease; rolling it back", sid)
+            self.end(
+                sid,
+                f"its transaction held the graph lock longer than the {self.transaction_lease:g} s transaction "
+                "lease and was rolled back; keep transactions shorter",
+            )
+        return overdue
 
     def end_all(self, reason: str) -> list[Future[None]]:
         """End every open session (server shutdown)."""
