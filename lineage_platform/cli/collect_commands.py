@@ -42,12 +42,17 @@ from lineage_platform.ingest.collector import DEFAULT_DEAD_LETTER_TOPIC, DEFAULT
 )
 @p.option(
     "--split-timeout",
-    type=float,
+    type=click.FloatRange(min=0, min_open=True),
     default=300.0,
     show_default=True,
     help="Seconds to wait for the missing parts of a split Atlas message before dead-lettering its parts.",
 )
-@p.option("--idle-timeout", type=float, default=None, help="Stop after this many seconds without new events.")
+@p.option(
+    "--idle-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Stop after this many seconds without new events.",
+)
 @p.option(
     "--progress/--no-progress", default=True, show_default=True, help="Print a JSON progress line per batch."
 )
