@@ -37,6 +37,7 @@ from janusgraph_python.structure.io.graphsonV3d0 import JanusGraphSONReader, Jan
 
 from graph_schema import GraphSchema
 from lineage_platform.errors import GraphError, TraversalInterrupted
+from lineage_platform.private_files import open_private
 
 # progress(phase, done, total): phase "vertices"/"edges"; done and total in the phase's own unit
 # (bytes of the file for import, vertices for export)
@@ -405,7 +406,7 @@ class _BadLines:
                 reason, line=line, hint="fix the line, or pass --skip-bad to keep bad lines aside and go on"
             )
         if self._handle is None:
-            self._handle = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
+            self._handle = open_private(self.path, "w", encoding="utf-8")  # closed in close()
         self._handle.write(json.dumps({"line": line, "reason": reason, "text": text}) + "\n")
         self.count += 1
 

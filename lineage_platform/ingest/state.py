@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from lineage_platform.errors import IngestError
+from lineage_platform.private_files import private_dir
 
 REJECTED_FILE = "rejected.jsonl"
 BASELINE_FILE = "baseline.json"
@@ -79,9 +80,10 @@ class LoadState:
         self.batches = self.dir / "batches"
 
     def create(self) -> LoadState:
-        """Make the folder (idempotent) and return self."""
+        """Make the folder, readable by its owner only (idempotent), and return self."""
         try:
-            self.batches.mkdir(parents=True, exist_ok=True)
+            private_dir(self.dir)
+            private_dir(self.batches)
         except OSError as exc:
             raise IngestError(
                 f"cannot create the state folder {self.dir}: {exc}", hint="pass a writable --state-dir"
