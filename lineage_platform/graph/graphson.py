@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -202,6 +203,22 @@ def _edges(adjacency: dict[str, Any], far_end: str) -> list[EdgeRecord]:
     ]
 
 
+_ID_TYPES = (int, str, uuid.UUID)
+
+
+def _check_ids(vertex: VertexRecord) -> None:
+    """Raise ValueError unless every element id is a number, text or UUID (what graphs take as ids)."""
+    edges = (*vertex.out_edges, *vertex.in_edges)
+    ids = [vertex.id, *(e.id for e in edges), *(e.other for e in edges)]
+    ids += [p.id for p in vertex.properties if p.id is not None]
+    for value in ids:
+        if isinstance(value, bool) or not isinstance(value, _ID_TYPES):
+            raise ValueError(f"element id {value!r} is not a number, text or UUID")
+    for edge in edges:
+        if not isinstance(edge.label, str) or not edge.label:
+            raise ValueError(f"edge label {edge.label!r} is not text")
+
+
 def parse_vertex_line(text: str, line: int = 1) -> VertexRecord:
     """Read one GraphSON 3.0 vertex line.
 
@@ -241,13 +258,15 @@ def parse_vertex_line(text: str, line: int = 1) -> VertexRecord:
             for key, props in doc.get("properties", {}).items()
             for prop in props
         ]
-        return VertexRecord(
+        vertex = VertexRecord(
             id=_typed(doc["id"]),
             label=doc["label"],
             properties=properties,
             out_edges=_edges(doc.get("outE", {}), "inV"),
             in_edges=_edges(doc.get("inE", {}), "outV"),
         )
+        _check_ids(vertex)
+        return vertex
     except (LookupError, TypeError, AttributeError, ValueError, ArithmeticError, RecursionError) as exc:
         raise GraphSONFormatError(
             f"malformed vertex: {type(exc).__name__}: {exc}",

@@ -123,7 +123,7 @@ def read(lines: Iterable[str], path: str) -> Iterator[QueryRecord | BadRecord]:
         else:
             try:
                 app.observe(event)
-            except (AttributeError, TypeError, ValueError):
+            except (AttributeError, TypeError, ValueError, OverflowError):
                 yield BadRecord(
                     path, number, line, f"malformed {event['Event']} event (fields of the wrong type)"
                 )
