@@ -17,6 +17,7 @@ from gremlin_python.process.graph_traversal import __
 from gremlin_python.process.traversal import T
 
 from lineage_platform.graph import connect
+from lineage_platform.ingest.budget import ParseBudget
 from lineage_platform.ingest.bulk_load import LoadOptions, LoadSummary, bulk_load
 from lineage_platform.ingest.readers import read_text
 from lineage_platform.ingest.records import FAILED, QueryRecord
@@ -268,15 +269,22 @@ START_EVENT = "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart"
 
 
 def test_hostile_records_are_rejected_and_the_load_goes_on(spark: Any, tmp_path: Path) -> None:
+    """Bad records are rejected by the readers; a statement too slow to parse is stopped by the parse budget in the
+    executor and rejected; the good statements load."""
     logs = _hostile_logs(tmp_path / "logs")
+    wide = ", ".join(f"c{n}" for n in range(4000))
+    (logs / "wide.jsonl").write_text(
+        json.dumps({"sql": f"INSERT INTO dw.wide SELECT {wide} FROM ods.s"}) + "\n"
+    )
     options = LoadOptions(
         paths=(str(logs),),
         master="local[2]",
         graph_url=f"embedded:{tmp_path / 'g'}",
         state_dir=tmp_path / "s",
+        budget=ParseBudget(max_seconds=0.5),
     )
     summary = bulk_load(options)
-    assert (summary.records, summary.bad_records, summary.parsed) == (8, 8, 8)
+    assert (summary.records, summary.bad_records, summary.parsed, summary.parse_failed) == (9, 8, 8, 1)
     rows = [json.loads(line) for line in Path(summary.rejected_file).read_text().splitlines()]
     text_lines = (logs / "q.jsonl").read_text(encoding="utf-8").split("\n")
     for row in rows:
@@ -285,6 +293,8 @@ def test_hostile_records_are_rejected_and_the_load_goes_on(spark: Any, tmp_path:
     reasons = sorted(row["reason"].split(":")[0] for row in rows)
     assert reasons.count("bad start_time") == 4 and reasons.count("bad end_time") == 2
     assert "JSON nested too deep to read" in reasons
+    (slow,) = [row for row in rows if "dw.wide" in row["raw"]]
+    assert "longer than the parse budget of 0.5 s" in slow["reason"]
 
 
 def test_a_resumed_load_counts_what_the_graph_holds(spark: Any, tmp_path: Path) -> None:
