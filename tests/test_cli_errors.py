@@ -111,20 +111,18 @@ def _assert_one_line_error(args: list[str], code: int, out: str, err: str) -> No
     assert len(lines) == 1 and lines[0].startswith("Error: "), shown
 
 
+KEPT_ENV = ("LINEAGE_HOME",)
+
+
 @pytest.fixture(autouse=True)
 def _environment(bad: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the hostile settings: no LINEAGE_* variable of the shell (an option default, a password) leaks in."""
+    for name in list(os.environ):
+        if name.startswith("LINEAGE_") and name not in KEPT_ENV:
+            monkeypatch.delenv(name)
     monkeypatch.setenv("LINEAGE_GRAPH_URL", bad["graph"])
     monkeypatch.setenv("LINEAGE_KAFKA_BOOTSTRAP", bad["kafka"])
     monkeypatch.setenv("LINEAGE_WORK_DIR", bad["work"])
-    monkeypatch.delenv("LINEAGE_DEBUG", raising=False)
-    for name in os.environ:
-        if name.startswith("LINEAGE_") and name not in (
-            "LINEAGE_GRAPH_URL",
-            "LINEAGE_KAFKA_BOOTSTRAP",
-            "LINEAGE_WORK_DIR",
-            "LINEAGE_HOME",
-        ):
-            monkeypatch.delenv(name)
 
 
 STARTS_SPARK_FIRST = {
