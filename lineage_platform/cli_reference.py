@@ -24,7 +24,10 @@ HEADER = (
     "<!-- Generated from the click commands by `make docs` (python -m lineage_platform.cli_reference docs/cli.md).\n"
     "     Do not edit by hand: tests/test_docs.py fails when this page and the code disagree. -->\n\n"
     "Every option can also be set through the environment variable shown next to it (`LINEAGE_*`); an explicit\n"
-    "option wins over the variable, the variable over the default.\n"
+    "option wins over the variable, the variable over the default.\n\n"
+    "A command that fails prints one line on stderr, `Error: what went wrong (what to do)`, and exits non-zero:\n"
+    "2 for a bad option or argument, 1 for anything else, 130 on Ctrl-C. `LINEAGE_DEBUG=1` shows the traceback of\n"
+    "an unexpected error instead (report those: they are bugs).\n"
 )
 
 

@@ -95,3 +95,38 @@ class IngestError(LineageError):
 
 class SecurityError(LineageError):
     """Permission, masking, key management or decryption failure."""
+
+
+def as_lineage_error(exc: BaseException) -> LineageError:
+    """The platform error to show a user for any exception a command let escape.
+
+    Platform errors stay as they are; the failures a user's input or environment can cause (missing or
+    unwritable paths, binary files, input nested too deep, an unreachable host) get a message and a hint;
+    anything else is named as a bug to report.
+
+    >>> str(as_lineage_error(FileNotFoundError(2, "No such file or directory", "/x/y.json")))
+    'cannot use /x/y.json: No such file or directory (check that the path exists and that you may read or write it)'
+    """
+    if isinstance(exc, LineageError):
+        return exc
+    if isinstance(exc, UnicodeDecodeError):
+        return LineageError(
+            f"input is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})",
+            hint="pass a text file in UTF-8",
+        )
+    if isinstance(exc, RecursionError):
+        return LineageError("input nested too deeply to process", hint="flatten the input or split it")
+    if isinstance(exc, MemoryError):
+        return LineageError("out of memory", hint="give the process more memory or the command smaller input")
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return LineageError(
+            f"cannot use {exc.filename}: {exc.strerror or exc}",
+            hint="check that the path exists and that you may read or write it",
+        )
+    if isinstance(exc, OSError):
+        return LineageError(f"{exc}", hint="check the host, port and network, then retry")
+    detail = " ".join(str(exc).split())[:300]
+    return LineageError(
+        f"unexpected {type(exc).__name__}: {detail}",
+        hint="this is a bug: rerun with LINEAGE_DEBUG=1 to see the traceback and report it",
+    )

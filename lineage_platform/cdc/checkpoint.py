@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from lineage_platform.cdc.errors import ChangeCaptureError
+from lineage_platform.private_files import open_private
 
 
 class RelayCheckpoint:
@@ -40,10 +41,11 @@ class RelayCheckpoint:
         return data["scn"]
 
     def save(self, scn: int) -> None:
-        """Durably record ``scn`` (write a temporary file, fsync, rename over the old one, fsync the folder)."""
+        """Durably record ``scn`` (write a temporary file of mode 0600, fsync, rename over the old one, fsync the
+        folder)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         temporary = self.path.with_name(self.path.name + ".tmp")
-        with temporary.open("w") as file:
+        with open_private(temporary, "w") as file:
             json.dump({"source": self.source, "scn": scn}, file)
             file.flush()
             os.fsync(file.fileno())

@@ -8,7 +8,11 @@ import click
 
 from lineage_platform.cli import params as p
 from lineage_platform.config import ENV_PREFIX
-from lineage_platform.ingest.collector import DEFAULT_DEAD_LETTER_TOPIC, DEFAULT_GROUP
+from lineage_platform.ingest.collector import (
+    DEFAULT_DEAD_LETTER_TOPIC,
+    DEFAULT_GROUP,
+    DEFAULT_MAX_EVENT_BYTES,
+)
 
 
 @click.command()
@@ -43,12 +47,24 @@ from lineage_platform.ingest.collector import DEFAULT_DEAD_LETTER_TOPIC, DEFAULT
 )
 @p.option(
     "--split-timeout",
-    type=float,
+    type=click.FloatRange(min=0, min_open=True),
     default=300.0,
     show_default=True,
     help="Seconds to wait for the missing parts of a split Atlas message before dead-lettering its parts.",
 )
-@p.option("--idle-timeout", type=float, default=None, help="Stop after this many seconds without new events.")
+@p.option(
+    "--idle-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Stop after this many seconds without new events.",
+)
+@p.option(
+    "--max-event-mib",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_MAX_EVENT_BYTES / 2**20,
+    show_default=True,
+    help="A compressed event inflating past this many MiB is dead-lettered.",
+)
 @p.option(
     "--progress/--no-progress", default=True, show_default=True, help="Print a JSON progress line per batch."
 )
@@ -65,6 +81,7 @@ def collect(
     max_poll_interval_ms: int,
     split_timeout: float,
     idle_timeout: float | None,
+    max_event_mib: float,
     progress: bool,
 ) -> None:
     """Consume hook events (platform events, Atlas HookNotifications, OpenLineage RunEvents) into the graph."""
@@ -86,6 +103,7 @@ def collect(
         session_timeout_ms=max_poll_interval_ms,
         split_timeout=split_timeout,
         idle_timeout=idle_timeout,
+        max_event_bytes=int(max_event_mib * 2**20),
     )
     collector = Collector(
         options, on_batch=(lambda s: click.echo(describe(s), err=True)) if progress else None

@@ -66,10 +66,22 @@ def export(file: Path, graph_url: str | None) -> None:
     is_flag=True,
     help="Keep unreadable or rejected lines aside in FILE.bad.jsonl (line, reason, text) and go on.",
 )
+@p.option(
+    "--any-schema",
+    is_flag=True,
+    help="Take labels and property types the lineage schema does not declare (e.g. TinkerPop sample graphs).",
+)
 def import_(
-    file: Path, graph_url: str | None, batch_size: int, id_strategy: str | None, skip_bad: bool
+    file: Path,
+    graph_url: str | None,
+    batch_size: int,
+    id_strategy: str | None,
+    skip_bad: bool,
+    any_schema: bool,
 ) -> None:
-    """Load a GraphSON 3.0 file (one vertex per line) into the graph."""
+    """Load a GraphSON 3.0 file (one vertex per line) into the graph; elements already there are kept, so running
+    it again after a kill or after fixing bad lines completes the graph."""
+    from graph_schema import load_schema
     from lineage_platform.config import load_settings
     from lineage_platform.graph.connect import connect
     from lineage_platform.graph.graphson import default_id_strategy, import_graph
@@ -83,6 +95,7 @@ def import_(
             id_strategy=id_strategy or default_id_strategy(url),
             bad_lines_file=file.with_name(file.name + ".bad.jsonl") if skip_bad else None,
             progress=progress,
+            schema=None if any_schema else load_schema(),
         )
     click.echo(
         f"imported {summary.vertices} vertices and {summary.edges} edges from {file} in {summary.seconds:.1f}s"

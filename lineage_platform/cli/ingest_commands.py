@@ -9,6 +9,7 @@ import click
 
 from lineage_platform.cli import params as p
 from lineage_platform.config import ENV_PREFIX
+from lineage_platform.ingest.budget import DEFAULT_MAX_BYTES, DEFAULT_MAX_SECONDS
 from lineage_platform.ingest.readers import AUTO, FORMATS
 
 if TYPE_CHECKING:
@@ -77,6 +78,20 @@ def sample(out_dir: Path, tables: int, statements: int, seed: int) -> None:
     show_default=True,
     help="Distinct statements per resumable batch.",
 )
+@p.option(
+    "--parse-max-bytes",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_BYTES,
+    show_default=True,
+    help="Statements longer than this (UTF-8 bytes) are rejected unparsed.",
+)
+@p.option(
+    "--parse-max-seconds",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_MAX_SECONDS,
+    show_default=True,
+    help="Statements whose parse takes longer are rejected.",
+)
 @p.option("--strict", is_flag=True, help="Exit non-zero when any record or statement was rejected.")
 def logs(
     paths: tuple[str, ...],
@@ -89,11 +104,14 @@ def logs(
     state_dir: Path | None,
     batch_size: int,
     checkpoint_every: int,
+    parse_max_bytes: int,
+    parse_max_seconds: float,
     strict: bool,
 ) -> LoadSummary:
     """Load job logs at PATHS (files or folders) into the lineage graph with Spark."""
     from rich.console import Console
 
+    from lineage_platform.ingest.budget import ParseBudget
     from lineage_platform.ingest.bulk_load import LoadOptions, bulk_load
     from lineage_platform.ingest.report import RichLoadProgress, summary_table
     from lineage_platform.sql import load_function_rules
@@ -110,6 +128,7 @@ def logs(
         state_dir=state_dir,
         batch_size=batch_size,
         checkpoint_every=checkpoint_every,
+        budget=ParseBudget(parse_max_bytes, parse_max_seconds),
     )
     with RichLoadProgress() as progress:
         summary = bulk_load(options, progress)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import click
@@ -18,11 +19,33 @@ def option(*decls: str, **kwargs: Any):
 
 
 batch_size = option(
-    "--batch-size", type=int, default=500, show_default=True, help="Elements written per commit."
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=500,
+    show_default=True,
+    help="Elements written per commit.",
 )
-depth = option("--depth", type=int, default=None, help="Maximum hops to follow (default: no limit).")
+depth = option(
+    "--depth", type=click.IntRange(min=1), default=None, help="Maximum hops to follow (default: no limit)."
+)
 dialect = option("--dialect", default="hive", show_default=True, help="SQL dialect (hive, spark, ...).")
 default_db = option("--default-db", default=None, help="Database of unqualified table names.")
+
+
+class Host(click.ParamType):
+    """A host name or IP address this machine can resolve (checked when the option is read)."""
+
+    name = "host"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        """``value`` when it resolves, else a usage error saying so."""
+        try:
+            socket.getaddrinfo(str(value), None)
+        except (socket.gaierror, UnicodeError) as exc:
+            self.fail(f"{value!r} is not a host name or IP address that resolves ({exc})", param, ctx)
+        return str(value)
+
+
 graph_url = option(
     "--graph",
     "graph_url",

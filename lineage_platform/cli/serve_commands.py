@@ -43,6 +43,7 @@ def _store_path(store: str | None, graph_url: str | None) -> Path:
 @p.graph_url
 @_serve_option(
     "--host",
+    type=p.Host(),
     default="127.0.0.1",
     show_default=True,
     help="Address to listen on (non-loopback needs --credentials).",

@@ -24,9 +24,19 @@ FORMATS = ("tree", "json", "dot", "svg", "html")
 @p.selects(default=False)
 @click.option("--since", default=None, help="Only processes with a run at or after this ISO date.")
 @click.option(
-    "--fanout", type=int, default=200, show_default=True, help="Neighbours expanded per vertex and hop."
+    "--fanout",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    help="Neighbours expanded per vertex and hop.",
 )
-@click.option("--limit", type=int, default=100_000, show_default=True, help="Maximum vertices in the result.")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=100_000,
+    show_default=True,
+    help="Maximum vertices in the result.",
+)
 @click.option(
     "--format", "output_format", type=click.Choice(FORMATS), default="tree", show_default=True, help="Output."
 )

@@ -17,7 +17,11 @@ def ttl() -> None:
 @ttl.command()
 @click.argument("table")
 @click.option(
-    "--margin", type=int, default=1, show_default=True, help="Days added to the longest read range."
+    "--margin",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="Days added to the longest read range.",
 )
 @click.option(
     "--partition-column", "partition_columns", multiple=True, help="Partition column names (repeatable)."

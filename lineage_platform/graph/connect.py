@@ -18,14 +18,15 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
 from gremlin_python.driver.protocol import GremlinServerError
 from gremlin_python.driver.remote_connection import RemoteConnection, RemoteTraversal
 from gremlin_python.process.anonymous_traversal import traversal
 from gremlin_python.process.graph_traversal import GraphTraversalSource
 
 from graph_schema import load_schema
-from lineage_platform.config import DEFAULT_GRAPH_PATH, load_settings
-from lineage_platform.errors import ConfigError
+from lineage_platform.config import DEFAULT_GRAPH_PATH, ENV_PREFIX, load_settings
+from lineage_platform.errors import ConfigError, GraphError
 
 _lock = threading.Lock()
 _embedded: dict[str, Any] = {}  # resolved store path (or "memory:<n>") -> EmbeddedGraph
@@ -97,12 +98,42 @@ def open_embedded(path: str | Path | None) -> Any:
         return graph
 
 
+_AUTH_REFUSED = (401, 407)
+
+
+class ServerConnection(DriverRemoteConnection):
+    """A DriverRemoteConnection whose failures to reach the server or to log in become a GraphError naming the
+    URL and what to do; the server's answers to the traversals themselves pass through unchanged."""
+
+    def submit(self, bytecode: Any) -> RemoteTraversal:
+        """Submit like DriverRemoteConnection; an unreachable server or refused credentials raise GraphError."""
+        try:
+            return super().submit(bytecode)
+        except GremlinServerError as exc:
+            if exc.status_code not in _AUTH_REFUSED:
+                raise
+            self.close()
+            raise GraphError(
+                f"the graph server at {self.url} refused the login ({exc.status_message})",
+                hint=f"check {ENV_PREFIX}GRAPH_USERNAME and {ENV_PREFIX}GRAPH_PASSWORD",
+            ) from exc
+        except Exception as exc:
+            import aiohttp
+
+            if not isinstance(exc, OSError | TimeoutError | aiohttp.ClientError):
+                raise
+            self.close()
+            raise GraphError(
+                f"cannot reach the graph server at {self.url}: {exc or type(exc).__name__}",
+                hint=f"start the server, or check the URL given with --graph or {ENV_PREFIX}GRAPH_URL",
+            ) from exc
+
+
 def _remote_connection(url: str) -> Any:
-    from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
     from janusgraph_python.driver.serializer import JanusGraphBinarySerializersV1
 
     settings = load_settings()
-    connection = DriverRemoteConnection(
+    connection = ServerConnection(
         url,
         "g",
         username=settings.graph_username or "",
@@ -138,7 +169,9 @@ def supports_transactions(g: GraphTraversalSource) -> bool:
         tx = g.tx()
         tx.begin()
         try:
-            answer = tx.rollback()  # a remote rollback answers with a ResultSet: its error comes with the result
+            answer = (
+                tx.rollback()
+            )  # a remote rollback answers with a ResultSet: its error comes with the result
             if answer is not None:
                 answer.all().result()
             known = True

@@ -6,7 +6,12 @@ The format is the one TinkerPop's ``io()`` step reads and writes (``GraphSONWrit
 (``g:Int32``, ``g:Int64``, ``g:Double``, ``g:Date``, ``g:UUID``, ``g:List``, ``g:Set``, ``g:Map``, ...).
 
 Both directions talk to the graph only through a ``GraphTraversalSource``, so they work the same on the
-embedded engine and on JanusGraph Server. Memory stays bounded by the vertex count, not the file: export
+embedded engine and on JanusGraph Server. Import is idempotent, so a run killed half-way is completed by
+running it again: each vertex and edge is written only when the graph does not hold it yet (matched by the
+file's id when ids are kept; with generated ids a vertex by label and ``qualifiedName`` when it has one, an
+edge by its ends, label and properties). Lines that are not GraphSON, numbers that do not fit their type
+(a ``g:Int64`` of 2^70) and, when a schema is given, labels and property values the schema does not allow
+are refused with their line number and reason. Memory stays bounded by the vertex count, not the file: export
 holds the list of vertex ids and reads vertices in batches; import streams the file twice (vertices
 first, then the edges of each ``outE``), holding only the old-to-new vertex id map.
 """
@@ -15,8 +20,10 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any
@@ -24,11 +31,14 @@ from typing import IO, Any
 from gremlin_python.driver.protocol import GremlinServerError
 from gremlin_python.process.graph_traversal import GraphTraversal, GraphTraversalSource, __
 from gremlin_python.process.traversal import Cardinality, T
+from gremlin_python.statics import long
 from gremlin_python.structure.graph import Vertex
 from gremlin_python.structure.io.graphsonV3d0 import FloatIO
 from janusgraph_python.structure.io.graphsonV3d0 import JanusGraphSONReader, JanusGraphSONWriter
 
+from graph_schema import GraphSchema
 from lineage_platform.errors import GraphError, TraversalInterrupted
+from lineage_platform.private_files import open_private
 
 # progress(phase, done, total): phase "vertices"/"edges"; done and total in the phase's own unit
 # (bytes of the file for import, vertices for export)
@@ -129,8 +139,31 @@ class _Float32IO:
         return FloatIO.dictify(value, writer)
 
 
+class _BoundedInt:
+    """Reads ``g:Int64`` (``g:Int32`` in the subclass) refusing values outside the Java type's range (Python ints
+    have none); the value keeps the type the library gives it, so it is written back with the same tag."""
+
+    bits = 64
+    kind: type[int] = long
+
+    @classmethod
+    def objectify(cls, value: Any, reader: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{value!r} is not an integer")
+        if not -(2 ** (cls.bits - 1)) <= value < 2 ** (cls.bits - 1):
+            raise ValueError(f"{value} does not fit the {cls.bits}-bit integer its type tag says")
+        return cls.kind(value)
+
+
+class _Int32(_BoundedInt):
+    bits = 32
+    kind = int
+
+
 _READER = JanusGraphSONReader()
 _READER.deserializers["g:Float"] = _Float32IO
+_READER.deserializers["g:Int32"] = _Int32
+_READER.deserializers["g:Int64"] = _BoundedInt
 _WRITER = JanusGraphSONWriter()
 _WRITER.serializers[Float32] = _Float32IO
 
@@ -170,6 +203,22 @@ def _edges(adjacency: dict[str, Any], far_end: str) -> list[EdgeRecord]:
     ]
 
 
+_ID_TYPES = (int, str, uuid.UUID)
+
+
+def _check_ids(vertex: VertexRecord) -> None:
+    """Raise ValueError unless every element id is a number, text or UUID (what graphs take as ids)."""
+    edges = (*vertex.out_edges, *vertex.in_edges)
+    ids = [vertex.id, *(e.id for e in edges), *(e.other for e in edges)]
+    ids += [p.id for p in vertex.properties if p.id is not None]
+    for value in ids:
+        if isinstance(value, bool) or not isinstance(value, _ID_TYPES):
+            raise ValueError(f"element id {value!r} is not a number, text or UUID")
+    for edge in edges:
+        if not isinstance(edge.label, str) or not edge.label:
+            raise ValueError(f"edge label {edge.label!r} is not text")
+
+
 def parse_vertex_line(text: str, line: int = 1) -> VertexRecord:
     """Read one GraphSON 3.0 vertex line.
 
@@ -185,9 +234,16 @@ def parse_vertex_line(text: str, line: int = 1) -> VertexRecord:
         raise GraphSONFormatError(
             f"not JSON ({exc.msg} at column {exc.colno})", line=line, hint="each line must be one JSON vertex"
         ) from exc
-    if not isinstance(doc, dict) or "id" not in doc or "label" not in doc:
+    except RecursionError as exc:
+        raise GraphSONFormatError("JSON nested too deep to read", line=line, hint="flatten the line") from exc
+    if (
+        not isinstance(doc, dict)
+        or "id" not in doc
+        or not isinstance(doc.get("label"), str)
+        or not doc["label"]
+    ):
         raise GraphSONFormatError(
-            "not a vertex: an object with 'id' and 'label' is expected",
+            "not a vertex: an object with 'id' and a text 'label' is expected",
             line=line,
             hint="is this a one-vertex-per-line GraphSON 3.0 file (wrapAdjacencyList=false)?",
         )
@@ -202,14 +258,16 @@ def parse_vertex_line(text: str, line: int = 1) -> VertexRecord:
             for key, props in doc.get("properties", {}).items()
             for prop in props
         ]
-        return VertexRecord(
+        vertex = VertexRecord(
             id=_typed(doc["id"]),
             label=doc["label"],
             properties=properties,
             out_edges=_edges(doc.get("outE", {}), "inV"),
             in_edges=_edges(doc.get("inE", {}), "outV"),
         )
-    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        _check_ids(vertex)
+        return vertex
+    except (LookupError, TypeError, AttributeError, ValueError, ArithmeticError, RecursionError) as exc:
         raise GraphSONFormatError(
             f"malformed vertex: {type(exc).__name__}: {exc}",
             line=line,
@@ -367,7 +425,7 @@ class _BadLines:
                 reason, line=line, hint="fix the line, or pass --skip-bad to keep bad lines aside and go on"
             )
         if self._handle is None:
-            self._handle = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
+            self._handle = open_private(self.path, "w", encoding="utf-8")  # closed in close()
         self._handle.write(json.dumps({"line": line, "reason": reason, "text": text}) + "\n")
         self.count += 1
 
@@ -377,8 +435,47 @@ class _BadLines:
             self._handle.close()
 
 
+def _fits_integer(bits: int) -> Callable[[Any], bool]:
+    return lambda v: (
+        isinstance(v, int) and not isinstance(v, bool) and -(2 ** (bits - 1)) <= v < 2 ** (bits - 1)
+    )
+
+
+_FITS: dict[str, Callable[[Any], bool]] = {
+    "String": lambda v: isinstance(v, str),
+    "Long": _fits_integer(64),
+    "Integer": _fits_integer(32),
+    "Boolean": lambda v: isinstance(v, bool),
+    "Double": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "Date": lambda v: isinstance(v, datetime),
+}
+
+
+def check_schema(vertex: VertexRecord, schema: GraphSchema) -> None:
+    """Raise ValueError saying what of ``vertex`` the schema does not allow: an undeclared vertex or edge label,
+    or a value of a declared property key that does not fit the key's type (a Long of 2^70, text for a Long)."""
+    if vertex.label not in schema.vertex_labels:
+        raise ValueError(f"unknown vertex label {vertex.label!r}")
+    for edge in (*vertex.out_edges, *vertex.in_edges):
+        if edge.label not in schema.edge_labels:
+            raise ValueError(f"unknown edge label {edge.label!r}")
+    values = [(p.key, p.value) for p in vertex.properties] + [
+        item for edge in vertex.out_edges for item in edge.properties.items()
+    ]
+    for key, value in values:
+        declared = schema.property_keys.get(key)
+        if declared is not None and not _FITS[declared.type](value):
+            raise ValueError(f"property {key!r} is {value!r}, which is not a {declared.type}")
+
+
+def _single_value(vertex: VertexRecord, key: str) -> Any:
+    values = [prop.value for prop in vertex.properties if prop.key == key]
+    return values[0] if len(values) == 1 else None
+
+
 def _add_vertex(vertex: VertexRecord, keep_ids: bool) -> GraphTraversal:
-    """An anonymous traversal creating `vertex` with its properties and returning its id."""
+    """An anonymous traversal returning the id of `vertex` in the graph, creating it with its properties
+    unless the graph holds it already (the same id, or with generated ids the same label and qualifiedName)."""
     step = __.add_v(vertex.label)
     if keep_ids:
         step = step.property(T.id, vertex.id)
@@ -391,18 +488,30 @@ def _add_vertex(vertex: VertexRecord, keep_ids: bool) -> GraphTraversal:
             step = step.property(Cardinality.list_, prop.key, prop.value, *meta)
         else:
             step = step.property(prop.key, prop.value, *meta)
-    return step.id_()
+    qualified_name = _single_value(vertex, "qualifiedName")
+    if keep_ids:
+        existing = __.V(vertex.id)
+    elif isinstance(qualified_name, str):
+        existing = __.V().has(vertex.label, "qualifiedName", qualified_name)
+    else:
+        return step.id_()
+    return existing.fold().coalesce(__.unfold().id_(), step.id_())
 
 
 def _add_edge(out_id: Any, edge: EdgeRecord, keep_ids: bool) -> GraphTraversal:
-    """An anonymous traversal creating `edge` (ends as vertex references, which every Gremlin server
-    resolves by id) and returning its id."""
+    """An anonymous traversal returning the id of `edge` in the graph, creating it (ends as vertex references,
+    which every Gremlin server resolves by id) unless the out vertex has it already: the same id, or with
+    generated ids the same label, far end and properties."""
     step = __.add_e(edge.label).from_(Vertex(out_id)).to(Vertex(edge.other))
+    existing = __.V(out_id).out_e(edge.label).where(__.in_v().has_id(edge.other))
     if keep_ids:
         step = step.property(T.id, edge.id)
+        existing = existing.has_id(edge.id)
     for key, value in edge.properties.items():
         step = step.property(key, value)
-    return step.id_()
+        if not keep_ids:
+            existing = existing.has(key, value)
+    return existing.fold().coalesce(__.unfold().id_(), step.id_())
 
 
 def _run_side_by_side(g: GraphTraversalSource, writes: list[GraphTraversal]) -> list[Any]:
@@ -475,6 +584,7 @@ class _ImportRun:
     keep_ids: bool
     bad: _BadLines
     progress: ProgressCallback | None
+    schema: GraphSchema | None = None
     id_map: dict[Any, Any] = field(default_factory=dict)  # file vertex id -> graph vertex id
     unreadable: set[int] = field(default_factory=set)  # line numbers kept aside in the first pass
     edges_written: int = 0
@@ -490,12 +600,25 @@ class _ImportRun:
         _write_edges(self.g, batch, self.keep_ids)
         self.edges_written += len(batch)
 
+    def _vertex(self, text: str, number: int) -> VertexRecord:
+        vertex = parse_vertex_line(text, number)
+        if self.schema is not None:
+            try:
+                check_schema(vertex, self.schema)
+            except ValueError as exc:
+                raise GraphSONFormatError(
+                    str(exc),
+                    line=number,
+                    hint="the lineage schema (graph_schema/schema.yaml) does not allow it",
+                ) from exc
+        return vertex
+
     def vertex_pass(self) -> None:
         """First pass: every readable line becomes a vertex, `batch_size` per traversal."""
         batch: list[tuple[int, str, VertexRecord]] = []
         for number, done, text in _numbered_lines(self.path):
             try:
-                batch.append((number, text, parse_vertex_line(text, number)))
+                batch.append((number, text, self._vertex(text, number)))
             except GraphSONFormatError as exc:
                 if self.bad.path is None:
                     raise
@@ -542,6 +665,7 @@ def import_graph(
     id_strategy: IdStrategy | str = IdStrategy.KEEP,
     bad_lines_file: str | Path | None = None,
     progress: ProgressCallback | None = None,
+    schema: GraphSchema | None = None,
 ) -> ImportSummary:
     """Load a GraphSON 3.0 file (one vertex per line) into the graph behind `g`.
 
@@ -549,7 +673,9 @@ def import_graph(
     file, taken from each vertex's ``outE`` so every edge is written once. Vertex-property ids are always
     chosen by the graph (JanusGraph cannot take them). With ``bad_lines_file`` a line that cannot be read
     or written is recorded there (line number, reason, text) and the import goes on; without it the first
-    bad line raises `GraphSONFormatError`.
+    bad line raises `GraphSONFormatError`. With ``schema`` a line whose labels or property values the schema
+    does not allow is a bad line too. Elements the graph holds already are left as they are, so running the
+    import again after a kill, or after fixing the bad lines, completes the graph.
     """
     started = time.perf_counter()
     path = Path(path)
@@ -560,7 +686,7 @@ def import_graph(
     if batch_size < 1:
         raise GraphError(f"batch size must be at least 1, got {batch_size}", hint="pass --batch-size 100")
     bad = _BadLines(Path(bad_lines_file) if bad_lines_file else None)
-    run = _ImportRun(g, path, batch_size, IdStrategy(id_strategy) is IdStrategy.KEEP, bad, progress)
+    run = _ImportRun(g, path, batch_size, IdStrategy(id_strategy) is IdStrategy.KEEP, bad, progress, schema)
     try:
         run.vertex_pass()
         run.edge_pass()

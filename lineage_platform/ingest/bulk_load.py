@@ -12,8 +12,9 @@ parsed batches come back to the driver):
 3. batch: the distinct statements are spread over ``ceil(distinct / checkpoint_every)`` numbered batches
    by a hash of their key (the same batches in every run over the same input); batches already marked
    done in the state folder (``state.py``) are left out.
-4. parse: ``extract_lineage`` runs in the executors, a batch per task; failures are kept with their reason;
-   statements the parser finds reading and writing nothing (``ALTER TABLE ... ADD PARTITION``, ``MSCK REPAIR``,
+4. parse: ``extract_lineage`` runs in the executors, a batch per task, each statement within its parse
+   budget (``budget.py``: a size and a time limit); failures are kept with their reason; statements the
+   parser finds reading and writing nothing (``ALTER TABLE ... ADD PARTITION``, ``MSCK REPAIR``,
    ``CREATE DATABASE`` ...) are counted by kind, like those dropped before parsing.
 5. write: with an embedded graph (one process may open it) the driver pulls the parsed batches one
    partition at a time (``toLocalIterator`` with prefetch, one batch per partition), so the executors
@@ -21,6 +22,9 @@ parsed batches come back to the driver):
    connects and writes the batches it parsed. After a batch is written its marker is renamed into
    place, so a killed run resumes where it stopped, and the writer's keyed upserts make re-writing
    anything harmless.
+6. count: the vertices, edges, processes and runs the load added are counted in the graph, against the
+   counts the load's first run found there (kept in the state folder), so a resumed run reports what
+   the killed run wrote too. Other writers to the same graph during the load are counted with it.
 
 Bad records and unparseable statements end in the state folder's side file ``rejected.jsonl``.
 """
@@ -36,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lineage_platform.config import load_settings
+from lineage_platform.ingest.budget import ParseBudget
 from lineage_platform.ingest.catalog_index import CatalogIndex
 from lineage_platform.ingest.readers import AUTO, read_text, reader_for
 from lineage_platform.ingest.records import FAILED, BadRecord
@@ -49,6 +54,7 @@ if TYPE_CHECKING:
     from lineage_platform.sql.function_rules import FunctionRule
 
 DEFAULT_CHECKPOINT_EVERY = 200
+DEFAULT_BUDGET = ParseBudget()
 _TALLY = "tally"  # key of the per-partition counts; statement keys are hex digests, so never equal
 
 
@@ -77,12 +83,14 @@ class LoadOptions:
     state_dir: Path | None = None
     batch_size: int = 500
     checkpoint_every: int = DEFAULT_CHECKPOINT_EVERY
+    budget: ParseBudget = DEFAULT_BUDGET
 
 
 @dataclass
 class LoadSummary:
     """Counts of one load. Parse and write counts cover every batch of the input, also those a resumed run
-    found already done; vertices and edges are the elements the load's writes created."""
+    found already done; vertices, edges, processes and runs are what the graph gained since the load's
+    first run started."""
 
     files: int = 0
     records: int = 0
@@ -193,8 +201,9 @@ def parse_statement(
     runs: Iterable[RunInfo],
     catalog: CatalogIndex,
     function_rules: Mapping[str, FunctionRule] | None = None,
+    budget: ParseBudget = DEFAULT_BUDGET,
 ) -> ParsedStatement:
-    """The lineage of one distinct statement; any failure is kept as the reason, never raised.
+    """The lineage of one distinct statement within ``budget``; any failure is kept as the reason, never raised.
 
     A statement that does not parse is a failure even when table names were recovered from its tokens (a guess
     is no lineage to record as fact); one that parses but reads and writes nothing (DDL such as ADD PARTITION,
@@ -204,13 +213,15 @@ def parse_statement(
 
     ordered = tuple(sorted(runs, key=lambda run: (run.start_time or "", run.source or "")))
     try:
-        lineage = extract_lineage(
-            statement.sql,
-            schema=catalog.subset(statement.sql),
-            dialect=statement.dialect,
-            default_db=statement.default_db,
-            function_rules=function_rules,
-        )
+        budget.check_size(statement.sql)
+        with budget.timer():
+            lineage = extract_lineage(
+                statement.sql,
+                schema=catalog.subset(statement.sql),
+                dialect=statement.dialect,
+                default_db=statement.default_db,
+                function_rules=function_rules,
+            )
     except Exception as exc:  # a bulk load keeps going: any parser failure becomes a rejected statement
         return ParsedStatement(statement, ordered, (), f"could not be analysed: {type(exc).__name__}: {exc}")
     parse_issues = "; ".join(i.message for item in lineage for i in item.errors if i.kind == "parse")
@@ -233,11 +244,12 @@ def parse_batch(
     items: Iterable[tuple[str, _Runs]],
     catalog: CatalogIndex,
     function_rules: Mapping[str, FunctionRule] | None = None,
+    budget: ParseBudget = DEFAULT_BUDGET,
 ) -> ParsedBatch:
-    """Parse the statements of one batch, in key order."""
+    """Parse the statements of one batch, in key order, each within ``budget``."""
     started = time.perf_counter()
     parsed = tuple(
-        parse_statement(statement, runs, catalog, function_rules)
+        parse_statement(statement, runs, catalog, function_rules, budget)
         for _, (statement, runs) in sorted(items, key=lambda i: i[0])
     )
     return ParsedBatch(number, parsed, time.perf_counter() - started)
@@ -308,6 +320,22 @@ class _Quiet:
         """No progress display."""
 
 
+_COUNTED = {"vertices": None, "processes": "process", "runs": "run"}
+
+
+def graph_counts(graph_url: str) -> dict[str, int]:
+    """Vertices, edges, processes and runs in the graph at ``graph_url``."""
+    from lineage_platform.graph import connect
+
+    g = connect(graph_url)
+    counts = {
+        name: (g.V() if label is None else g.V().has_label(label)).count().next()
+        for name, label in _COUNTED.items()
+    }
+    counts["edges"] = g.E().count().next()
+    return counts
+
+
 def _state_for(options: LoadOptions, files: list[Path], graph_url: str) -> LoadState:
     root = options.state_dir or load_settings().work_dir / "ingest"
     key = fingerprint(
@@ -318,6 +346,7 @@ def _state_for(options: LoadOptions, files: list[Path], graph_url: str) -> LoadS
         function_rules=options.function_rules,
         graph=graph_url,
         checkpoint_every=options.checkpoint_every,
+        budget=options.budget,
     )
     return LoadState(root, key).create()
 
@@ -335,6 +364,7 @@ def bulk_load(options: LoadOptions, progress: LoadProgress | None = None) -> Loa
     driver_writer = (
         None if remote else open_writer(graph_url, options.batch_size)
     )  # a locked store fails here
+    baseline = state.baseline(lambda: graph_counts(graph_url))
     spark = session(options.master)
     context = spark.sparkContext
 
@@ -362,13 +392,14 @@ def bulk_load(options: LoadOptions, progress: LoadProgress | None = None) -> Loa
         todo = batches - len(done)
         catalog = context.broadcast(CatalogIndex(options.schema))
         rules = options.function_rules  # small: pickled with the parse closure into every task
+        budget = options.budget
         # the driver pulls one partition per batch, so parsing the next overlaps writing this one
         partitions = max(1, todo if driver_writer else min(todo, 4 * context.defaultParallelism))
         parsed = (
             distinct.map(lambda item: (batch_of(item[0], batches), item))
             .filter(lambda pair: pair[0] not in done)
             .groupByKey(numPartitions=partitions)
-            .map(lambda pair: parse_batch(pair[0], pair[1], catalog.value, rules))
+            .map(lambda pair: parse_batch(pair[0], pair[1], catalog.value, rules, budget))
         )
         progress.phase(f"parsing and writing {todo} batches", batches)
         progress.advance(len(done))
@@ -382,24 +413,18 @@ def bulk_load(options: LoadOptions, progress: LoadProgress | None = None) -> Loa
     finally:
         distinct.unpersist()
         tagged.unpersist()
-    return _finish(summary, state, bad_records, started)
+    _finish(summary, state, bad_records)
+    now = graph_counts(graph_url)
+    for name in now:
+        setattr(summary, name, max(0, now[name] - baseline.get(name, 0)))
+    summary.seconds = time.perf_counter() - started
+    return summary
 
 
-_BATCH_TOTALS = (
-    "parsed",
-    "parse_failed",
-    "vertices",
-    "edges",
-    "processes",
-    "runs",
-    "parse_seconds",
-    "write_seconds",
-)
+_BATCH_TOTALS = ("parsed", "parse_failed", "parse_seconds", "write_seconds")
 
 
-def _finish(
-    summary: LoadSummary, state: LoadState, bad_records: list[dict[str, Any]], started: float
-) -> LoadSummary:
+def _finish(summary: LoadSummary, state: LoadState, bad_records: list[dict[str, Any]]) -> None:
     rejected: list[dict[str, Any]] = list(bad_records)
     for result in state.results():
         for name in _BATCH_TOTALS:
@@ -407,5 +432,3 @@ def _finish(
         summary.without_lineage.update(result.get("without_lineage", {}))
         rejected.extend(result["failures"])
     summary.rejected_file = str(state.write_rejected(rejected))
-    summary.seconds = time.perf_counter() - started
-    return summary

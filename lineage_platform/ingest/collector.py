@@ -4,7 +4,8 @@ Loop (one consumer in a consumer group; run several for more partitions):
 
 1. ``poll`` up to ``max_records`` records;
 2. decode each (``events.EventDecoder``: platform events, Atlas HookNotifications, OpenLineage RunEvents);
-   a record that cannot be used goes to the dead-letter list with its reason;
+   a record that cannot be used (garbage, JSON nested too deep, a compressed message inflating past
+   ``max_event_bytes``, ...) goes to the dead-letter list with its reason;
 3. write all decoded lineage in one ``LineageWriter.write_runs`` call (keyed upserts, so re-writing is harmless);
    if that write is refused for a reason that is not transient, each event is written on its own and the ones
    still refused join the dead letters;
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from lineage_platform.errors import ConfigError, IngestError, LineageError
 from lineage_platform.ingest.catalog_index import CatalogIndex
 from lineage_platform.ingest.events import EventDecoder, LineageItems
+from lineage_platform.ingest.events.atlas import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:
     from gremlin_python.process.graph_traversal import GraphTraversalSource
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 
 DEFAULT_GROUP = "lineage-collector"
 DEFAULT_DEAD_LETTER_TOPIC = "lineage-dead-letter"
+DEFAULT_MAX_EVENT_BYTES = DEFAULT_MAX_BYTES
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class CollectorOptions:
     fetch_max_wait_ms: int = 100
     connect_timeout_ms: int = 30000
     split_timeout: float = 300.0
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
     max_poll_interval_ms: int = 5000
     session_timeout_ms: int = 6000
     idle_timeout: float | None = None
@@ -118,7 +122,9 @@ class Collector:
             )
         self.options = options
         self.writer = LineageWriter(g or connect(options.graph_url), batch_size=options.batch_size)
-        self.decoder = EventDecoder(CatalogIndex(options.schema), options.function_rules)
+        self.decoder = EventDecoder(
+            CatalogIndex(options.schema), options.function_rules, max_bytes=options.max_event_bytes
+        )
         self.stats = CollectorStats()
         self.on_batch = on_batch
         self._stopping = False

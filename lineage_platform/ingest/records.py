@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 
@@ -58,9 +59,34 @@ def status_of(value: object) -> str | None:
 
 def iso_time(moment: datetime) -> str:
     """ISO-8601 in UTC with milliseconds, the one timestamp spelling every reader produces."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    utc = moment.astimezone(UTC)
+    return f"{utc.year:04d}" + utc.strftime("-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
 def iso_from_millis(millis: float) -> str:
     """:func:`iso_time` of a Unix time in milliseconds."""
     return iso_time(datetime.fromtimestamp(millis / 1000, tz=UTC))
+
+
+def iso_from_value(value: object) -> str:
+    """:func:`iso_time` of a log's time value: Unix milliseconds (int or float) or ISO-8601 text (UTC when it
+    names no zone). Raises ValueError saying what is wrong with anything else (booleans, NaN, infinities,
+    years past 9999, text that is no time), so no such value is ever stored as a run time.
+
+    >>> iso_from_value(1767225600000), iso_from_value("2026-01-01 08:00:00+08:00")
+    ('2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"expected Unix milliseconds or ISO-8601 text, found {type(value).__name__}")
+    if isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value.strip())
+            return iso_time(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+        except (ValueError, OverflowError):
+            raise ValueError(f"{value[:40]!r} is not an ISO-8601 time in the years 1-9999") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{value} is not a time")
+    try:
+        return iso_from_millis(value)
+    except (OverflowError, OSError, ValueError):
+        raise ValueError(f"{value} milliseconds is outside the years 1-9999") from None

@@ -4,7 +4,8 @@ One folder per input fingerprint (the input files' paths, sizes and modification
 options that change the result). Each finished batch leaves a small JSON marker, written to a temporary
 name and renamed into place, so a marker exists only for a batch whose writes all returned. A run that
 is killed and started again skips the marked batches and redoes the rest; the writer's upserts make
-redoing a half-written batch harmless. The folder also holds the side file of rejected input.
+redoing a half-written batch harmless. The folder also holds the side file of rejected input and the
+graph's element counts from before the load's first run, from which the summary counts what it added.
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from lineage_platform.errors import IngestError
+from lineage_platform.private_files import private_dir
 
 REJECTED_FILE = "rejected.jsonl"
+BASELINE_FILE = "baseline.json"
 
 
 def list_inputs(paths: Iterable[str | Path]) -> list[Path]:
@@ -77,9 +80,10 @@ class LoadState:
         self.batches = self.dir / "batches"
 
     def create(self) -> LoadState:
-        """Make the folder (idempotent) and return self."""
+        """Make the folder, readable by its owner only (idempotent), and return self."""
         try:
-            self.batches.mkdir(parents=True, exist_ok=True)
+            private_dir(self.dir)
+            private_dir(self.batches)
         except OSError as exc:
             raise IngestError(
                 f"cannot create the state folder {self.dir}: {exc}", hint="pass a writable --state-dir"
@@ -102,6 +106,16 @@ class LoadState:
         return [
             json.loads(marker.read_text(encoding="utf-8")) for marker in sorted(self.batches.glob("*.json"))
         ]
+
+    def baseline(self, counts: Callable[[], dict[str, int]]) -> dict[str, int]:
+        """What the graph held when this load first started: read from the folder, or taken now with
+        ``counts`` and kept (the first run of a load takes it, before any of its writes)."""
+        path = self.dir / BASELINE_FILE
+        if path.exists():
+            return json.loads(path.read_text(encoding="utf-8"))
+        taken = counts()
+        _write_atomically(path, json.dumps(taken, sort_keys=True))
+        return taken
 
     @property
     def rejected_file(self) -> Path:

@@ -68,6 +68,12 @@ def _parse(text: str, dialect: str) -> exp.Expr:
         ) from error
     except TokenError as error:
         raise StatementParseError(str(error), line=1, column=1) from error
+    except RecursionError as error:
+        raise StatementParseError(
+            "the statement is nested too deeply to parse (subqueries or expressions hundreds of levels deep)",
+            line=1,
+            column=1,
+        ) from error
     parsed = [e for e in expressions if e is not None]
     if len(parsed) != 1:
         raise StatementParseError(f"expected one statement, found {len(parsed)}", line=1, column=1)

@@ -17,6 +17,7 @@ from gremlin_python.process.graph_traversal import __
 from gremlin_python.process.traversal import T
 
 from lineage_platform.graph import connect
+from lineage_platform.ingest.budget import ParseBudget
 from lineage_platform.ingest.bulk_load import LoadOptions, LoadSummary, bulk_load
 from lineage_platform.ingest.readers import read_text
 from lineage_platform.ingest.records import FAILED, QueryRecord
@@ -228,3 +229,93 @@ def test_executors_write_to_a_served_graph(
             assert _snapshot(server.url) == _snapshot(f"embedded:{clean_root / 'graph'}")
     finally:
         graph.close()
+
+
+def _good_lines(comment: str = "") -> list[str]:
+    """Eight JSONL queries, each writing its own table and ending with the SQL comment ``comment``."""
+    return [
+        json.dumps(
+            {
+                "sql": f"INSERT INTO dw.t{n} SELECT a, b FROM ods.s{n} -- {comment}",
+                "start_time": 1767225600000 + n,
+            },
+            ensure_ascii=False,
+        )
+        for n in range(8)
+    ]
+
+
+def _hostile_logs(folder: Path) -> Path:
+    """A query log and a Spark event log mixing good queries with every kind of damage a load must survive."""
+    folder.mkdir()
+    good = _good_lines(comment="\u2028\x0b\x1c")  # characters str.splitlines breaks on
+    hostile = [
+        '{"sql": "INSERT INTO dw.x SELECT 1", "start_time": 1e20}',
+        '{"sql": "INSERT INTO dw.x SELECT 1", "start_time": Infinity}',
+        '{"sql": "INSERT INTO dw.x SELECT 1", "start_time": NaN}',
+        '{"sql": "INSERT INTO dw.x SELECT 1", "start_time": "10000-01-01T00:00:00Z"}',
+        '{"sql": "INSERT INTO dw.x SELECT 1", "end_time": "not-a-time"}',
+        '{"sql": "INSERT INTO dw.x SELECT 1", "end_time": false}',
+        "[" * 50_000 + "]" * 50_000,
+    ]
+    lines = [line for pair in zip(good, [*hostile, ""], strict=True) for line in pair if line]
+    (folder / "q.jsonl").write_text("\r\n".join(lines) + "\r\n", encoding="utf-8")
+    start = {"Event": START_EVENT, "executionId": 1, "description": "INSERT INTO dw.y SELECT 1", "time": "x"}
+    (folder / "app.log").write_text(json.dumps(start) + "\n", encoding="utf-8")
+    return folder
+
+
+START_EVENT = "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart"
+
+
+def test_hostile_records_are_rejected_and_the_load_goes_on(spark: Any, tmp_path: Path) -> None:
+    """Bad records are rejected by the readers; a statement too slow to parse is stopped by the parse budget in the
+    executor and rejected; the good statements load."""
+    logs = _hostile_logs(tmp_path / "logs")
+    wide = ", ".join(f"c{n}" for n in range(4000))
+    (logs / "wide.jsonl").write_text(
+        json.dumps({"sql": f"INSERT INTO dw.wide SELECT {wide} FROM ods.s"}) + "\n"
+    )
+    options = LoadOptions(
+        paths=(str(logs),),
+        master="local[2]",
+        graph_url=f"embedded:{tmp_path / 'g'}",
+        state_dir=tmp_path / "s",
+        budget=ParseBudget(max_seconds=0.5),
+    )
+    summary = bulk_load(options)
+    assert (summary.records, summary.bad_records, summary.parsed, summary.parse_failed) == (9, 8, 8, 1)
+    rows = [json.loads(line) for line in Path(summary.rejected_file).read_text().splitlines()]
+    text_lines = (logs / "q.jsonl").read_text(encoding="utf-8").split("\n")
+    for row in rows:
+        if row["source"].endswith("q.jsonl"):
+            assert text_lines[row["line"] - 1].rstrip("\r") == row["raw"]
+    reasons = sorted(row["reason"].split(":")[0] for row in rows)
+    assert reasons.count("bad start_time") == 4 and reasons.count("bad end_time") == 2
+    assert "JSON nested too deep to read" in reasons
+    (slow,) = [row for row in rows if "dw.wide" in row["raw"]]
+    assert "longer than the parse budget of 0.5 s" in slow["reason"]
+
+
+def test_a_resumed_load_counts_what_the_graph_holds(spark: Any, tmp_path: Path) -> None:
+    """A batch written but not marked (a kill between the writes and the marker) is redone on the next run; the
+    summary still counts the elements the first run created for it."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "q.jsonl").write_text("\n".join(_good_lines()) + "\n", encoding="utf-8")
+    options = LoadOptions(
+        paths=(str(logs),),
+        master="local[2]",
+        graph_url=f"embedded:{tmp_path / 'g'}",
+        state_dir=tmp_path / "s",
+        checkpoint_every=2,
+    )
+    clean = bulk_load(options)
+    markers = sorted((tmp_path / "s").glob("*/batches/*.json"))
+    assert len(markers) >= 2  # batches are hash partitions: some of the four may be empty
+    markers[0].unlink()
+    resumed = bulk_load(options)
+    assert resumed.batches_resumed == len(markers) - 1
+    counts = ("vertices", "edges", "processes", "runs")
+    assert [getattr(resumed, name) for name in counts] == [getattr(clean, name) for name in counts]
+    assert clean.processes == 8 and clean.vertices > 8

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import json
+import zlib
 
 import pytest
 
@@ -159,3 +161,29 @@ def test_collect_command_applies_a_udf_rules_file(kafka_broker: str, tmp_path) -
 
     assert sources("without-rules") == {"ods.t.id", "ods.t.tag"}
     assert sources("with-rules", "--udf-rules", str(rules)) == {"ods.t.id"}
+
+
+def gzip_bomb(inflated_mib: int) -> bytes:
+    """An Atlas envelope whose GZIP message inflates to ``inflated_mib`` MiB (about 1 KB compressed per MiB)."""
+    deflater = zlib.compressobj(9, zlib.DEFLATED, 31)
+    chunk = b" " * 2**20
+    body = b"".join(deflater.compress(chunk) for _ in range(inflated_mib)) + deflater.flush()
+    return bytes_of(envelope(base64.b64encode(body).decode(), msgCompressionKind="GZIP", msgId="bomb"))
+
+
+def test_deep_json_and_a_gzip_bomb_are_dead_lettered_and_the_collector_goes_on(kafka_broker: str) -> None:
+    topic, dead_letters = new_topic(kafka_broker, "hostile"), new_topic(kafka_broker, "dead")
+    deep = b'{"a": ' * 100_000 + b"1" + b"}" * 100_000
+    bomb = gzip_bomb(400)
+    good = json.dumps(query_event("INSERT INTO dwd.after SELECT a FROM ods.s")).encode()
+    produce(kafka_broker, topic, [deep, bomb, good])
+    g = connect("memory:")
+
+    stats = collect(kafka_broker, topic, g, "hostile", dead_letters)
+
+    assert (stats.records, stats.applied, stats.dead_lettered) == (3, 1, 2)
+    assert committed(kafka_broker, "hostile", topic) == [3]
+    assert "dwd.after" in names(g, "table")
+    reasons = [dict(letter.headers)["reason"].decode() for letter in read_topic(kafka_broker, dead_letters)]
+    assert "JSON nested too deep to read" in reasons[0]
+    assert f"inflates to more than {64 * 2**20} bytes" in reasons[1]

@@ -299,3 +299,23 @@ def test_incomplete_split_messages_can_be_given_up() -> None:
     assert assembler.expire(time.monotonic() - 60) == []  # still young
     assert assembler.expire(time.monotonic() + 1) == [AbandonedSplit("b5a9_3", 1, 2, (("ATLAS_HOOK", 1, 9),))]
     assert list(assembler.pending()) == []
+
+
+def test_a_gzip_message_inflating_past_the_limit_is_refused() -> None:
+    """Inflating stops at the limit: a message of 2 MiB of spaces is refused under a 1 MiB limit."""
+    text = base64.b64encode(gzip.compress(b" " * 2 * 2**20)).decode()
+    decoder = EventDecoder(max_bytes=2**20)
+    with pytest.raises(IngestError, match=f"inflates to more than {2**20} bytes"):
+        decoder.decode(bytes_of(envelope(text, msgCompressionKind="GZIP", msgId="big")), ("t", 0, 0))
+
+
+def test_deeply_nested_events_are_refused() -> None:
+    nested = '{"a": ' * 100_000 + "1" + "}" * 100_000
+    with pytest.raises(IngestError, match="nested too deep"):
+        EventDecoder().decode(nested.encode(), ("t", 0, 0))
+    inner = json.dumps(envelope({"type": "ENTITY_CREATE_V2"})).replace(
+        '"ENTITY_CREATE_V2"', "[" * 50_000 + "]" * 50_000
+    )
+    text = base64.b64encode(gzip.compress(inner.encode())).decode()
+    with pytest.raises(IngestError, match="not JSON"):
+        EventDecoder().decode(bytes_of(envelope(text, msgCompressionKind="GZIP", msgId="deep")), ("t", 0, 0))

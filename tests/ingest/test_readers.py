@@ -224,3 +224,78 @@ def test_the_three_formats_of_the_sample_agree(sample: SampleSummary) -> None:
         assert len(complete) > 0.9 * len(records)
         missing = {_run_identity(r) for r in complete} - audit_runs
         assert len(missing) <= len(audit_bad)
+
+
+# ---- hostile input ------------------------------------------------------------------------------------
+
+DEEP_JSON = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "1e20",
+        "Infinity",
+        "-Infinity",
+        "NaN",
+        "253402300800000",
+        "true",
+        '"not-a-time"',
+        '"10000-01-01T00:00:00Z"',
+    ],
+)
+def test_jsonl_rejects_times_that_are_no_time(value: str) -> None:
+    line = '{"sql": "INSERT INTO t SELECT 1", "start_time": ' + value + "}"
+    (bad,) = jsonl.read([line], "q.jsonl")
+    assert isinstance(bad, BadRecord) and bad.reason.startswith("bad start_time:"), bad
+
+
+def test_jsonl_normalises_iso_times_with_zones_to_utc() -> None:
+    line = json.dumps({"sql": "INSERT INTO t SELECT 1", "end_time": "2026-01-01 08:00:00+08:00"})
+    (record,) = jsonl.read([line], "q.jsonl")
+    assert record.end_time == "2026-01-01T00:00:00.000Z"
+
+
+def test_jsonl_rejects_nested_provenance_and_deep_json() -> None:
+    nested = json.dumps({"sql": "INSERT INTO t SELECT 1", "user": {"name": "ann"}})
+    records = list(jsonl.read([nested, DEEP_JSON, json.dumps({"sql": "INSERT INTO t SELECT 2"})], "q.jsonl"))
+    assert [type(r).__name__ for r in records] == ["BadRecord", "BadRecord", "QueryRecord"]
+    assert records[0].reason == "bad user: expected text, found dict"
+    assert records[1].reason == "JSON nested too deep to read"
+
+
+@pytest.mark.parametrize(
+    ("event", "reason"),
+    [
+        (
+            {"Event": START, "executionId": 1, "description": "INSERT INTO t SELECT 1", "time": "x"},
+            "not Unix",
+        ),
+        ({"Event": END, "executionId": 1, "time": 1e20}, "outside the years"),
+        (
+            {
+                "Event": "SparkListenerJobStart",
+                "Properties": {"spark.sql.execution.id": "x", "spark.jobGroup.id": "g"},
+            },
+            "malformed",
+        ),
+        ({"Event": "SparkListenerEnvironmentUpdate", "Spark Properties": ["x"]}, "malformed"),
+    ],
+)
+def test_spark_events_reject_malformed_events(event: dict, reason: str) -> None:
+    records = list(spark_events.read([json.dumps(event), DEEP_JSON], "app.log"))
+    assert [type(r).__name__ for r in records] == ["BadRecord", "BadRecord"]
+    assert reason in records[0].reason and records[1].reason == "JSON nested too deep to read"
+
+
+def test_line_numbers_count_newlines_only() -> None:
+    """\\r\\n ends a line; \\x0b, \\x1c and \\u2028 (which str.splitlines breaks on) stay inside it."""
+    lines = [
+        json.dumps({"sql": "INSERT INTO t SELECT 'a\x0bb'"}, ensure_ascii=False),
+        json.dumps({"sql": "INSERT INTO t SELECT 'c\u2028d\x1ce'"}, ensure_ascii=False),
+        '{"sql": cut',
+    ]
+    records = list(read_text("\r\n".join(lines) + "\r\n", "q.jsonl"))
+    assert [type(r).__name__ for r in records] == ["QueryRecord", "QueryRecord", "BadRecord"]
+    assert records[1].source == "q.jsonl:2" and "\u2028" in records[1].sql
+    assert (records[2].line, records[2].raw) == (3, '{"sql": cut')

@@ -43,6 +43,7 @@ from lineage_platform.graph.embedded.storage_format import (
     scan_records,
     write_snapshot,
 )
+from lineage_platform.private_files import FILE_MODE, open_private, private_dir
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +143,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def _acquire_lock(directory: Path) -> int:
     """Open and exclusively flock() the store's lock file, recording our PID in it."""
-    fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, FILE_MODE)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -180,7 +181,7 @@ class DurableLog:
         self._checkpoint_bytes = checkpoint_bytes
         self._retain_bytes = retain_bytes
         try:
-            self.path.mkdir(parents=True, exist_ok=True)
+            private_dir(self.path)
             self._lock_fd: int | None = _acquire_lock(self.path)
         except OSError as exc:
             raise StoreError(
@@ -352,7 +353,7 @@ class DurableLog:
         target = _snapshot_path(self.path, scn)
         temporary = target.with_name(target.name + _TEMP_SUFFIX)
         try:
-            with temporary.open("wb", buffering=_SNAPSHOT_BUFFER) as file:
+            with open_private(temporary, "wb", buffering=_SNAPSHOT_BUFFER) as file:
                 write_snapshot(file, scn, state)
                 file.flush()
                 _sync_file(file.fileno())
@@ -395,7 +396,7 @@ class DurableLog:
         """Create a segment atomically (header written, synced, renamed into place) and switch to it."""
         segment = _Segment(base_scn, _segment_path(self.path, base_scn))
         temporary = segment.path.with_name(segment.path.name + _TEMP_SUFFIX)
-        with temporary.open("wb") as file:
+        with open_private(temporary, "wb") as file:
             file.write(encode_segment_header(base_scn))
             file.flush()
             _sync_file(file.fileno())

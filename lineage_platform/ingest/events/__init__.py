@@ -44,24 +44,39 @@ class EventDecoder:
     """Decodes Kafka record values of any supported format; keeps the parts of split Atlas messages meanwhile."""
 
     def __init__(
-        self, catalog: CatalogIndex | None = None, function_rules: Mapping[str, FunctionRule] | None = None
+        self,
+        catalog: CatalogIndex | None = None,
+        function_rules: Mapping[str, FunctionRule] | None = None,
+        *,
+        max_bytes: int = atlas.DEFAULT_MAX_BYTES,
     ) -> None:
-        """catalog: table schemas for parsing SQL events; function_rules: lineage rules of user UDFs."""
+        """catalog: table schemas for parsing SQL events; function_rules: lineage rules of user UDFs;
+        max_bytes: the largest event accepted once decompressed."""
         self.catalog = catalog or CatalogIndex(None)
         self.function_rules = function_rules
-        self.atlas_parts = atlas.SplitAssembler()
+        self.atlas_parts = atlas.SplitAssembler(max_bytes)
 
     def decode(self, value: bytes | None, position: tuple[str, int, int]) -> Decoded:
         """The lineage in the value of the record at ``position`` (topic, partition, offset); the runs' source is
         ``topic:partition:offset``.
 
-        Raises IngestError (the dead-letter reason) for garbage, truncated JSON, unknown event types, references
-        to tables or columns the event does not describe, and SQL that does not parse.
+        Raises IngestError (the dead-letter reason) for garbage, truncated JSON, JSON nested too deep, compressed
+        messages inflating past ``max_bytes``, unknown event types, references to tables or columns the event
+        does not describe, and SQL that does not parse.
         """
         event = _json_object(value)
         try:
             return self._decode(event, position)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a shape the checks did not foresee
+        except RecursionError as exc:
+            raise IngestError("event nested too deep to read", hint="flatten the event") from exc
+        except (
+            KeyError,
+            TypeError,
+            ValueError,
+            AttributeError,
+            OverflowError,
+            OSError,
+        ) as exc:  # unforeseen shapes
             raise IngestError(
                 f"malformed event: {type(exc).__name__}: {exc}",
                 hint="check the event against its format's spec",
@@ -91,6 +106,8 @@ def _json_object(value: bytes | None) -> dict[str, Any]:
         event = json.loads(value)
     except UnicodeDecodeError as exc:
         raise IngestError(f"not UTF-8 text: {exc}", hint="events are JSON documents in UTF-8") from exc
+    except RecursionError as exc:
+        raise IngestError("JSON nested too deep to read", hint="flatten the event") from exc
     except json.JSONDecodeError as exc:
         raise IngestError(
             f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}",

@@ -4,7 +4,8 @@ Envelope (``AtlasNotificationMessage``): ``version``, ``msgCompressionKind`` (``
 ``msgSplitIdx``, ``msgSplitCount``, ``msgId`` (older writers: ``msgGuid``), ``msgCreatedBy``, ``msgCreationTime``
 and ``message``. A large notification is gzipped and base64-encoded into ``message`` (a string); if still too
 large, that base64 text is cut into ``msgSplitCount`` records sharing ``msgId``, numbered by ``msgSplitIdx``.
-The re-assembled, decoded text is again a whole envelope whose ``message`` is the notification object.
+The re-assembled, decoded text is again a whole envelope whose ``message`` is the notification object. A gzipped
+message that inflates past the assembler's ``max_bytes`` is rejected (a small record can inflate to gigabytes).
 
 Notification (V2): ``type`` ``ENTITY_CREATE_V2`` / ``ENTITY_FULL_UPDATE_V2`` (``entities``: ``entities`` list +
 ``referredEntities`` by guid), ``ENTITY_PARTIAL_UPDATE_V2`` (``entity``: one entity + ``referredEntities``) and
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gzip
 import json
 import time
 import zlib
@@ -85,11 +85,16 @@ class AbandonedSplit:
     positions: tuple[Hashable, ...]
 
 
-class SplitAssembler:
-    """Collects the parts of split messages until all have arrived; decodes compressed ones."""
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
-    def __init__(self) -> None:
+
+class SplitAssembler:
+    """Collects the parts of split messages until all have arrived; decodes compressed ones, refusing any that
+    inflate past ``max_bytes``."""
+
+    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self._splits: dict[str, _Split] = {}
+        self.max_bytes = max_bytes
 
     def add(self, envelope: dict[str, Any], position: Hashable) -> dict[str, Any] | None:
         """The notification object of ``envelope``, or None while other parts of its message are missing.
@@ -99,7 +104,7 @@ class SplitAssembler:
         """
         count = _int(envelope, "msgSplitCount", 1)
         if count <= 1:
-            return _notification(envelope)
+            return _notification(envelope, self.max_bytes)
         msg_id = envelope.get("msgId") or envelope.get("msgGuid")
         if not isinstance(msg_id, str):
             raise IngestError(
@@ -117,7 +122,9 @@ class SplitAssembler:
             return None
         del self._splits[msg_id]
         joined = "".join(split.parts[index] for index in sorted(split.parts))
-        return _notification(_decode_text(joined, envelope.get("msgCompressionKind"), msg_id))
+        return _notification(
+            _decode_text(joined, envelope.get("msgCompressionKind"), msg_id, self.max_bytes), self.max_bytes
+        )
 
     def pending(self) -> Iterable[Hashable]:
         """Positions of the parts received for messages that are not complete yet."""
@@ -143,18 +150,35 @@ def _int(envelope: dict[str, Any], key: str, default: int) -> int:
     return value
 
 
-def _decode_text(text: str, compression: Any, msg_id: Any) -> dict[str, Any]:
+def _gunzip(raw: bytes, max_bytes: int, msg_id: Any) -> bytes:
+    """The inflated gzip members of ``raw``, never holding more than ``max_bytes`` + 1 bytes of output."""
+    out = bytearray()
+    while raw:
+        inflater = zlib.decompressobj(wbits=31)
+        out += inflater.decompress(raw, max_bytes + 1 - len(out))
+        if len(out) > max_bytes:
+            raise IngestError(
+                f"Atlas message {msg_id} inflates to more than {max_bytes} bytes",
+                hint="raise the collector's --max-event-mib or have the hook send smaller messages",
+            )
+        if not inflater.eof:
+            raise EOFError("compressed data ended before the end-of-stream marker")
+        raw = inflater.unused_data
+    return bytes(out)
+
+
+def _decode_text(text: str, compression: Any, msg_id: Any, max_bytes: int) -> dict[str, Any]:
     try:
         raw = base64.b64decode(text, validate=True)
         if compression == "GZIP":
-            raw = gzip.decompress(raw)
+            raw = _gunzip(raw, max_bytes, msg_id)
         envelope = json.loads(raw)
     except (binascii.Error, OSError, EOFError, zlib.error) as exc:
         raise IngestError(
             f"Atlas message {msg_id} does not decode ({compression} base64): {exc}",
             hint="the message is damaged or a part is missing",
         ) from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise IngestError(
             f"decoded Atlas message {msg_id} is not JSON: {exc}", hint="the message is damaged"
         ) from exc
@@ -165,13 +189,13 @@ def _decode_text(text: str, compression: Any, msg_id: Any) -> dict[str, Any]:
     return envelope
 
 
-def _notification(envelope: dict[str, Any]) -> dict[str, Any]:
+def _notification(envelope: dict[str, Any], max_bytes: int) -> dict[str, Any]:
     message = envelope.get("message")
     if isinstance(message, str):
         kind = envelope.get("msgCompressionKind", "NONE")
         if kind not in ("GZIP", "NONE"):
             raise IngestError(f"unknown Atlas compression {kind!r}", hint="Atlas writes NONE or GZIP")
-        message = _decode_text(message, kind, envelope.get("msgId"))["message"]
+        message = _decode_text(message, kind, envelope.get("msgId"), max_bytes)["message"]
     if not isinstance(message, dict):
         raise IngestError("Atlas envelope without a notification object", hint="message must be an object")
     return message

@@ -48,9 +48,23 @@ def reader_for(fmt: str) -> Reader:
         raise IngestError(f"unknown log format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}") from None
 
 
+def split_lines(text: str) -> list[str]:
+    r"""The lines of a log's text, split on ``\n`` only (a trailing ``\r`` is dropped): other characters
+    ``str.splitlines`` breaks on (``\x0b``, ``\x1c``, ``\u2028`` ...) stay inside their line, so line
+    numbers match what editors and ``wc -l`` count.
+
+    >>> split_lines("a\r\nb\u2028c\n")
+    ['a', 'b\u2028c']
+    """
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 def read_text(text: str, path: str, fmt: str = AUTO) -> Iterator[QueryRecord | BadRecord]:
     """Records of one log file's whole text; with ``auto`` an unrecognisable file is one BadRecord."""
-    lines = text.splitlines()
+    lines = split_lines(text)
     if fmt == AUTO:
         detected = detect_format(lines)
         if detected is None:

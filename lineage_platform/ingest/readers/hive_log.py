@@ -5,7 +5,8 @@ Every log line starts ``yyyy-mm-dd HH:MM:SS,mmm LEVEL [thread] logger: message``
 after it that are not log lines are its SQL. It ends with ``ql.Driver: Completed executing
 command(queryId=ID); Time taken: ...`` or ``ql.Driver: FAILED: command(queryId=ID): <error>``. Other log
 lines (other threads, other loggers) may come in between and are ignored, as are non-log lines outside
-a command (continuations of other messages, e.g. stack traces).
+a command (continuations of other messages, e.g. stack traces). A log line whose time is impossible (month 41)
+is a BadRecord.
 """
 
 from __future__ import annotations
@@ -67,10 +68,15 @@ def read(lines: Iterable[str], path: str) -> Iterator[QueryRecord | BadRecord]:
                 collecting.sql.append(text)
             continue
         collecting = None
+        try:
+            moment = _time(log.group("time"))
+        except ValueError:
+            yield BadRecord(path, number, text, f"log line with an impossible time {log.group('time')!r}")
+            continue
         message = log.group("message")
         if started := STARTED.match(message):
             attributes = dict(ATTRIBUTE.findall(started.group("attributes")))
-            collecting = _Command(number, text, _time(log.group("time")), attributes)
+            collecting = _Command(number, text, moment, attributes)
             open_commands[started.group("id")] = collecting
         elif ended := COMPLETED.match(message) or FAILED_COMMAND.match(message):
             command = open_commands.pop(ended.group("id"), None)
@@ -80,7 +86,7 @@ def read(lines: Iterable[str], path: str) -> Iterator[QueryRecord | BadRecord]:
             if not "".join(command.sql).strip():
                 yield BadRecord(path, command.line, command.header, "command has no SQL text")
             else:
-                yield _record(command, status, _time(log.group("time")), path)
+                yield _record(command, status, moment, path)
     for command in open_commands.values():
         raw = "\n".join([command.header, *command.sql])
         yield BadRecord(

@@ -2,7 +2,9 @@
 
 Fields: ``sql`` (required), ``status`` (SUCCEEDED/FAILED or a synonym such as success/error/killed; missing
 means SUCCEEDED), ``user``, ``start_time``, ``end_time`` (ISO-8601 text or Unix milliseconds), ``host``,
-``cluster``, ``engine``, ``job``, ``queue``. Other fields are ignored.
+``cluster``, ``engine``, ``job``, ``queue``. Other fields are ignored. A time that is no time (a boolean,
+NaN, a year past 9999, text such as ``not-a-time``) or JSON nested too deep to read makes the line a
+BadRecord with the reason.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from lineage_platform.ingest.records import (
     SUCCEEDED,
     BadRecord,
     QueryRecord,
-    iso_from_millis,
+    iso_from_value,
     source_of,
     status_of,
 )
@@ -22,14 +24,23 @@ from lineage_platform.ingest.records import (
 _TEXT_FIELDS = ("user", "host", "cluster", "engine", "job", "queue")
 
 
-def _time(value: object) -> str | None:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return iso_from_millis(value)
-    return str(value) if value not in (None, "") else None
+def _time(data: dict[str, object], name: str) -> str | None:
+    value = data.get(name)
+    if value is None or value == "":
+        return None
+    try:
+        return iso_from_value(value)
+    except ValueError as exc:
+        raise ValueError(f"bad {name}: {exc}") from None
 
 
-def _text(value: object) -> str | None:
-    return None if value in (None, "") else str(value)
+def _text(data: dict[str, object], name: str) -> str | None:
+    value = data.get(name)
+    if value is None or value == "":
+        return None
+    if isinstance(value, dict | list):
+        raise ValueError(f"bad {name}: expected text, found {type(value).__name__}")
+    return str(value)
 
 
 def _record(line: str, source: str) -> QueryRecord | str:
@@ -38,6 +49,8 @@ def _record(line: str, source: str) -> QueryRecord | str:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         return f"not valid JSON ({exc.msg} at column {exc.colno}); the line may be cut short"
+    except RecursionError:
+        return "JSON nested too deep to read"
     if not isinstance(data, dict):
         return f"expected a JSON object, found {type(data).__name__}"
     sql = data.get("sql")
@@ -46,13 +59,13 @@ def _record(line: str, source: str) -> QueryRecord | str:
     status = status_of(data.get("status", SUCCEEDED))
     if status is None:
         return f"unknown status {data.get('status')!r}; expected SUCCEEDED or FAILED (or a synonym)"
+    try:
+        start_time, end_time = _time(data, "start_time"), _time(data, "end_time")
+        texts = {name: _text(data, name) for name in _TEXT_FIELDS}
+    except ValueError as exc:
+        return str(exc)
     return QueryRecord(
-        sql=sql,
-        status=status,
-        source=source,
-        start_time=_time(data.get("start_time")),
-        end_time=_time(data.get("end_time")),
-        **{name: _text(data.get(name)) for name in _TEXT_FIELDS},
+        sql=sql, status=status, source=source, start_time=start_time, end_time=end_time, **texts
     )
 
 

@@ -21,7 +21,7 @@ from lineage_platform.ingest.records import (
     SUCCEEDED,
     BadRecord,
     QueryRecord,
-    iso_from_millis,
+    iso_from_value,
     source_of,
 )
 
@@ -71,8 +71,8 @@ class _Application:
             status=FAILED if end.get("errorMessage") else SUCCEEDED,
             source=source_of(path, number),
             user=self.user,
-            start_time=iso_from_millis(start["time"]) if "time" in start else None,
-            end_time=iso_from_millis(end["time"]) if "time" in end else None,
+            start_time=start.get("time"),
+            end_time=end.get("time"),
             host=self.host,
             cluster=self.cluster,
             engine="spark",
@@ -82,17 +82,26 @@ class _Application:
 
 
 def _event(line: str) -> dict[str, Any] | str:
-    """The event on one line, or the reason it is not one."""
+    """The event on one line (its ``time``, when given, turned into ISO text), or the reason it is not one."""
     try:
         event = json.loads(line)
     except json.JSONDecodeError as exc:
         return f"not valid JSON ({exc.msg} at column {exc.colno}); the event log may be cut short"
+    except RecursionError:
+        return "JSON nested too deep to read"
     if not isinstance(event, dict) or "Event" not in event:
         return "not a Spark listener event (no 'Event' field)"
     if event["Event"] in (EXECUTION_START, EXECUTION_END) and not isinstance(event.get("executionId"), int):
         return f"{event['Event'].rsplit('.', 1)[-1]} without an integer executionId"
     if event["Event"] == EXECUTION_START and not isinstance(event.get("description"), str):
         return "SparkListenerSQLExecutionStart without a 'description' holding the SQL"
+    if event["Event"] in (EXECUTION_START, EXECUTION_END) and event.get("time") is not None:
+        if not isinstance(event["time"], int | float) or isinstance(event["time"], bool):
+            return f"{event['Event'].rsplit('.', 1)[-1]} with a 'time' that is not Unix milliseconds"
+        try:
+            event["time"] = iso_from_value(event["time"])
+        except ValueError as exc:
+            return f"{event['Event'].rsplit('.', 1)[-1]} with a bad 'time': {exc}"
     return event
 
 
@@ -112,7 +121,12 @@ def read(lines: Iterable[str], path: str) -> Iterator[QueryRecord | BadRecord]:
             if record is not None:
                 yield record
         else:
-            app.observe(event)
+            try:
+                app.observe(event)
+            except (AttributeError, TypeError, ValueError, OverflowError):
+                yield BadRecord(
+                    path, number, line, f"malformed {event['Event']} event (fields of the wrong type)"
+                )
     for number, line, _ in app.started.values():
         yield BadRecord(
             path, number, line, "SQL execution never ended (no SparkListenerSQLExecutionEnd in the log)"
