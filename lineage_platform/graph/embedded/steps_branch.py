@@ -113,7 +113,7 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
                 queue, Trav(start.obj, start.bulk, start.path, (*start.loops, (loop_name, 0)), start.sack)
             )
             while queue:
-                check_cancelled()
+                check_size(len(queue), "repeat()")
                 t = queue.popitem(last=False)[1]
                 if until_first and until is not None and until(t):
                     yield _pop_loop(t)
