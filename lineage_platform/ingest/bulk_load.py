@@ -201,6 +201,7 @@ def parse_statement(
     runs: Iterable[RunInfo],
     catalog: CatalogIndex,
     function_rules: Mapping[str, FunctionRule] | None = None,
+    *,
     budget: ParseBudget = DEFAULT_BUDGET,
 ) -> ParsedStatement:
     """The lineage of one distinct statement within ``budget``; any failure is kept as the reason, never raised.
@@ -244,12 +245,13 @@ def parse_batch(
     items: Iterable[tuple[str, _Runs]],
     catalog: CatalogIndex,
     function_rules: Mapping[str, FunctionRule] | None = None,
+    *,
     budget: ParseBudget = DEFAULT_BUDGET,
 ) -> ParsedBatch:
     """Parse the statements of one batch, in key order, each within ``budget``."""
     started = time.perf_counter()
     parsed = tuple(
-        parse_statement(statement, runs, catalog, function_rules, budget)
+        parse_statement(statement, runs, catalog, function_rules, budget=budget)
         for _, (statement, runs) in sorted(items, key=lambda i: i[0])
     )
     return ParsedBatch(number, parsed, time.perf_counter() - started)
@@ -399,7 +401,7 @@ def bulk_load(options: LoadOptions, progress: LoadProgress | None = None) -> Loa
             distinct.map(lambda item: (batch_of(item[0], batches), item))
             .filter(lambda pair: pair[0] not in done)
             .groupByKey(numPartitions=partitions)
-            .map(lambda pair: parse_batch(pair[0], pair[1], catalog.value, rules, budget))
+            .map(lambda pair: parse_batch(pair[0], pair[1], catalog.value, rules, budget=budget))
         )
         progress.phase(f"parsing and writing {todo} batches", batches)
         progress.advance(len(done))

@@ -21,7 +21,7 @@ def test_a_statement_over_the_size_budget_is_rejected_unparsed() -> None:
     """A 4k-column SELECT takes seconds to trace; over the size budget it is rejected at once."""
     (statement,) = prepare_query(_wide(4000)).statements
     started = time.perf_counter()
-    parsed = parse_statement(statement, (), CatalogIndex(None), ParseBudget(max_bytes=1000))
+    parsed = parse_statement(statement, (), CatalogIndex(None), budget=ParseBudget(max_bytes=1000))
     assert time.perf_counter() - started < 0.5
     assert parsed.lineage == () and "over the parse budget of 1000 bytes" in (parsed.error or "")
 
@@ -30,14 +30,16 @@ def test_a_statement_over_the_time_budget_is_stopped_and_rejected() -> None:
     """A 4k-column SELECT takes seconds to trace; the budget stops it at 0.3 s."""
     (statement,) = prepare_query(_wide(4000)).statements
     started = time.perf_counter()
-    parsed = parse_statement(statement, (), CatalogIndex(None), ParseBudget(max_seconds=0.3))
+    parsed = parse_statement(statement, (), CatalogIndex(None), budget=ParseBudget(max_seconds=0.3))
     assert time.perf_counter() - started < 1.5
     assert parsed.lineage == () and "longer than the parse budget of 0.3 s" in (parsed.error or "")
 
 
 def test_statements_within_the_budget_parse() -> None:
     (statement,) = prepare_query(_wide(50)).statements
-    parsed = parse_statement(statement, (), CatalogIndex(None), ParseBudget(max_bytes=2000, max_seconds=5))
+    parsed = parse_statement(
+        statement, (), CatalogIndex(None), budget=ParseBudget(max_bytes=2000, max_seconds=5)
+    )
     assert parsed.error is None and len(parsed.lineage) == 1
 
 
