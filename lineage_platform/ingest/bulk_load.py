@@ -151,7 +151,7 @@ def read_partition(
             if record.status == FAILED:
                 counts["failed_queries"] += 1
                 continue
-            prepared = prepare_query(record.sql, record.engine, default_db)
+            prepared = prepare_query(record.sql, record.engine, default_db, record.start_time)
             counts["skipped_statements"] += prepared.skipped
             counts["statements"] += len(prepared.statements)
             run = record.run_info()

@@ -111,7 +111,7 @@ def _query_items(event: dict[str, Any], source: str, catalog: CatalogIndex) -> L
     record = QueryRecord(sql=sql, **vars(run))
     if record.status == FAILED:
         return []
-    prepared = prepare_query(record.sql, record.engine, event.get("default_db"))
+    prepared = prepare_query(record.sql, record.engine, event.get("default_db"), record.start_time)
     items: LineageItems = []
     for statement in prepared.statements:
         parsed = parse_statement(statement, (run,), catalog)
