@@ -1,5 +1,9 @@
 """How values flow through functions: which arguments are only conditions, which functions aggregate or mask.
 
+Masking functions hide their argument's value: hashes, Hive's mask functions, encryption, and counting
+aggregates (``count(DISTINCT phone)`` is a number of phones, not a phone). Aggregates that return values of
+their argument (``max``, ``min``, ``collect_set``, ``first``, ``sum``, ...) do not mask.
+
 Rules are looked up by lower-case function name. Users register rules for their own UDFs by passing
 ``function_rules={"my_udf": FunctionRule(...)}`` to :func:`lineage_platform.sql.extract_lineage`.
 """
@@ -31,6 +35,8 @@ class FunctionRule:
 
 
 _MASK = FunctionRule(masking=True)
+_COUNT = FunctionRule(aggregate=True, masking=True)
+"""Counting aggregates: the result says how many values there were, never one of them (OpenLineage's masking)."""
 DEFAULT_FUNCTION_RULES: Mapping[str, FunctionRule] = {
     **dict.fromkeys(
         (
@@ -67,7 +73,7 @@ DEFAULT_FUNCTION_RULES: Mapping[str, FunctionRule] = {
     "collect_list": FunctionRule(aggregate=True),
     "percentile": FunctionRule(aggregate=True),
     "percentile_approx": FunctionRule(aggregate=True),
-    "approx_count_distinct": FunctionRule(aggregate=True),
+    **dict.fromkeys(("count", "count_if", "approx_distinct", "approx_count_distinct", "ndv"), _COUNT),
 }
 
 
