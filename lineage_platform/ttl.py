@@ -85,6 +85,14 @@ class TableAdvice:
     partition_bytes: int | None = None
 
     @property
+    def no_advice_reason(self) -> str | None:
+        """Why the table gets no advice (its unbounded readers, or nobody reads it), None when it gets one."""
+        if self.recommended_ttl_days is not None:
+            return None
+        reasons = sorted({reason for c in self.columns if (reason := c.no_advice_reason)})
+        return reasons[0] if len(reasons) == 1 else "; ".join(reasons) or "no advice: no job reads this table"
+
+    @property
     def savable_bytes(self) -> int | None:
         """Bytes freed by expiring partitions older than the advice, where sizes are known."""
         if None in (self.retention_days, self.partition_bytes, self.recommended_ttl_days):
@@ -97,6 +105,7 @@ class TableAdvice:
             "table": self.table,
             "margin_days": self.margin_days,
             "recommended_ttl_days": self.recommended_ttl_days,
+            "no_advice_reason": self.no_advice_reason,
             "retention_days": self.retention_days,
             "savable_bytes": self.savable_bytes,
             "columns": [

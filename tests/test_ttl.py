@@ -8,8 +8,10 @@ import random
 from datetime import date, timedelta
 
 import pytest
+from click.testing import CliRunner
 
-from lineage_platform.graph import connect
+from lineage_platform.cli import cli
+from lineage_platform.graph import connect, disconnect
 from lineage_platform.graph.writer import LineageWriter
 from lineage_platform.ingest.catalog_index import CatalogIndex
 from lineage_platform.ingest.events import EventDecoder
@@ -132,6 +134,7 @@ def test_a_fixed_start_date_survives_ingestion_and_means_no_advice() -> None:
     assert uid.recommended_ttl_days is None
     assert uid.uses[0].predicate == "dt >= 2025-01-01"
     assert uid.no_advice_reason == "no advice: since_2025: fixed date 2025-01-01"
+    assert advise(g, "ods.events").no_advice_reason == "no advice: since_2025: fixed date 2025-01-01"
 
 
 def test_a_read_of_twenty_partitions_keeps_twenty_with_no_margin() -> None:
@@ -233,3 +236,18 @@ def test_property_advice_is_never_shorter_than_any_readers_window() -> None:
                 assert advised == max(window for window, _ in reads), context  # type: ignore[type-var]
             else:
                 assert advised is None or advised >= max(window for window, _ in reads), context  # type: ignore[type-var]
+
+
+def test_the_command_names_the_unbounded_reader_instead_of_advising(tmp_path) -> None:
+    url = f"embedded:{tmp_path / 'graph'}"
+    g = connect(url)
+    sql = "INSERT OVERWRITE TABLE dwd.users SELECT uid FROM ods.events WHERE dt >= '2025-01-01'"
+    _ingest(g, [("since_2025", sql, "2026-01-05T02:00:00.000Z")])
+    disconnect(g)
+    result = CliRunner().invoke(cli, ["ttl", "advise", "ods.events", "--margin", "0", "--graph", url])
+    assert result.exit_code == 0, result.output
+    assert "table: no advice: since_2025: fixed date 2025-01-01" in result.output
+    data = json.loads(
+        CliRunner().invoke(cli, ["ttl", "advise", "ods.events", "--format", "json", "--graph", url]).output
+    )
+    assert data["recommended_ttl_days"] is None and "since_2025" in data["no_advice_reason"]

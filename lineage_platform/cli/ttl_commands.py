@@ -59,9 +59,7 @@ def advise(
     console = Console()
     console.print(view)
     console.print(
-        f"table: keep {advice.recommended_ttl_days} d"
-        if advice.recommended_ttl_days is not None
-        else "table: no advice (a reader is unbounded or nobody reads the table; see the columns above)"
+        f"table: {advice.no_advice_reason or f'keep {advice.recommended_ttl_days} d'}", highlight=False
     )
     if advice.savable_bytes is not None:
         console.print(
