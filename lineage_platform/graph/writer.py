@@ -99,7 +99,7 @@ class _Batch:
     edges: dict[tuple, dict[str, Any]] = field(default_factory=dict)
     statements: int = 0
     # provenance to recompute after the flush: generated datasets, processes with runs, CREATE column lists
-    generated: set[tuple[str, str]] = field(default_factory=set)
+    provenance: set[tuple[str, str]] = field(default_factory=set)
     definitions: dict[tuple[str, str], set[str]] = field(default_factory=dict)
 
     def vertex(self, label: str, qualified_name: str, **properties: Any) -> tuple[str, str]:
@@ -158,7 +158,7 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
     for dataset in statement.outputs:
         output = _dataset_vertex(batch, dataset, result_name)
         batch.edge("generated", process, output)
-        batch.generated.add(output)
+        batch.provenance.add(output)
         if statement.operation in DEFINING_OPERATIONS and dataset.columns:
             columns = "\0".join(dataset.columns).lower()
             batch.definitions.setdefault(output, set()).add(hashlib.sha1(columns.encode()).hexdigest()[:12])
@@ -195,7 +195,7 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
             source=run.source,
         )
         batch.edge("hasRun", process, run_vertex)
-        batch.generated.add(process)  # a process's createBy is the user of its earliest run
+        batch.provenance.add(process)  # a process's createBy is the user of its earliest run
     batch.statements += 1
 
 
@@ -277,7 +277,7 @@ class LineageWriter:
             if len(self._known_edges) > KNOWN_EDGES_LIMIT:
                 self._known_edges.clear()
             self._known_edges.update(key for key, _ in chunk)
-        for chunk in _chunks(sorted(batch.generated), self.batch_size):
+        for chunk in _chunks(sorted(batch.provenance), self.batch_size):
             self._update_provenance(g, chunk, batch.definitions, created_ops)
         summary.seconds = time.perf_counter() - started
         return summary
