@@ -101,6 +101,17 @@ class _Batch:
     # provenance to recompute after the flush: generated datasets, processes with runs, CREATE column lists
     provenance: set[tuple[str, str]] = field(default_factory=set)
     definitions: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    first_runs: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)  # key -> (start, user)
+    generators: dict[tuple[str, str], set[tuple[str, str]]] = field(
+        default_factory=dict
+    )  # dataset -> processes
+
+    def run_of(self, key: tuple[str, str], run: RunInfo | None) -> None:
+        """Remember ``run`` as the earliest of ``key``'s generating runs seen in this batch, if it is."""
+        if run is not None and run.user and run.start_time:
+            self.first_runs[key] = min(
+                self.first_runs.get(key, (run.start_time, run.user)), (run.start_time, run.user)
+            )
 
     def vertex(self, label: str, qualified_name: str, **properties: Any) -> tuple[str, str]:
         key = (label, qualified_name)
@@ -159,6 +170,8 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
         output = _dataset_vertex(batch, dataset, result_name)
         batch.edge("generated", process, output)
         batch.provenance.add(output)
+        batch.generators.setdefault(output, set()).add(process)
+        batch.run_of(output, run)
         if statement.operation in DEFINING_OPERATIONS and dataset.columns:
             columns = "\0".join(dataset.columns).lower()
             batch.definitions.setdefault(output, set()).add(hashlib.sha1(columns.encode()).hexdigest()[:12])
@@ -196,6 +209,7 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
         )
         batch.edge("hasRun", process, run_vertex)
         batch.provenance.add(process)  # a process's createBy is the user of its earliest run
+        batch.run_of(process, run)
     batch.statements += 1
 
 
@@ -263,8 +277,10 @@ class LineageWriter:
         token = long(time.time_ns() // 1000)
         summary = WriteSummary(statements=batch.statements)
         missing = [key for key in batch.vertices if key not in self._ids]
+        new_keys: set[tuple[str, str]] = set()  # created now: their provenance came from this batch alone
         for chunk in _chunks(missing, self.batch_size):
             created = self._upsert_vertices(g, chunk, batch, token)
+            new_keys.update(key for key, c in zip(chunk, created) if c)
             summary.vertices += sum(created)
             summary.processes += sum(c for key, c in zip(chunk, created) if key[0] == "process")
             summary.runs += sum(c for key, c in zip(chunk, created) if key[0] == "run")
@@ -277,7 +293,7 @@ class LineageWriter:
             if len(self._known_edges) > KNOWN_EDGES_LIMIT:
                 self._known_edges.clear()
             self._known_edges.update(key for key, _ in chunk)
-        for chunk in _chunks(sorted(batch.provenance), self.batch_size):
+        for chunk in _chunks(sorted(batch.provenance - new_keys), self.batch_size):
             self._update_provenance(g, chunk, batch.definitions, created_ops)
         summary.seconds = time.perf_counter() - started
         return summary
@@ -289,8 +305,8 @@ class LineageWriter:
         definitions: dict[tuple[str, str], set[str]],
         changed_ops: list[tuple] | None,
     ) -> None:
-        """Recompute ``createBy`` and ``version`` of generated datasets and of processes from the graph (so the
-        result does not depend on load order or repeats) and write those that changed."""
+        """Recompute ``createBy`` and ``version`` of generated datasets and of processes that existed before this
+        flush from the graph (so the result does not depend on load order or repeats); write those that changed."""
         first_runs = __.choose(__.has_label("process"), __.out("hasRun"), __.in_("generated").out("hasRun"))
         rows = (
             g.V(*[self._ids[key] for key in keys])
@@ -352,7 +368,12 @@ class LineageWriter:
 
     def _create_properties(self, key: tuple[str, str], batch: _Batch, token: int) -> dict[str, Any]:
         create = dict(batch.vertices[key])
-        create.update(guid=guid(*key), createTime=token, createBy=self.created_by, version=1)
+        definitions = sorted(batch.definitions.get(key, ()))
+        creator = batch.first_runs.get(key, ("", self.created_by))[1]
+        version = max(1, len(batch.generators.get(key, ()))) + max(0, len(definitions) - 1)
+        create.update(guid=guid(*key), createTime=token, createBy=creator, version=version)
+        if definitions:
+            create["schemaHashes"] = json.dumps(definitions)
         return create
 
     def _upsert_vertices(
