@@ -66,7 +66,9 @@ def plain_loop(logs: Path, schema: dict, graph_url: str) -> Measure:
             if not isinstance(record, QueryRecord) or record.status == FAILED:
                 continue
             run = record.run_info()
-            for statement in prepare_query(record.sql, record.engine).statements:
+            for statement in prepare_query(
+                record.sql, record.engine, start_time=record.start_time
+            ).statements:
                 statements += 1
                 distinct.setdefault(statement.key, (statement, []))[1].append(run)
     parse_started = time.perf_counter()

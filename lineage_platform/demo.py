@@ -117,7 +117,9 @@ def run_demo(
     tables = [n.qualified_name for n in lineage.nodes.values() if n.label == "table" and n.id != lineage.root]
     advices = [advise(g, name) for name in sorted(tables)]
     for advice in advices:
-        console.print(f"  {advice.table}: keep {_days(advice.recommended_ttl_days)}")
+        console.print(
+            f"  {advice.table}: {advice.no_advice_reason or f'keep {advice.recommended_ttl_days} days'}"
+        )
     bounded = [a for a in advices if a.recommended_ttl_days is not None]
     if bounded:
         longest = max(bounded, key=lambda a: a.recommended_ttl_days or 0)
@@ -155,7 +157,3 @@ def _by_layer(names: list[str]) -> dict[str, int]:
     for name in names:
         layers[name.split(".", 1)[0]] = layers.get(name.split(".", 1)[0], 0) + 1
     return layers
-
-
-def _days(days: int | None) -> str:
-    return "unbounded (a reader has no partition filter)" if days is None else f"{days} days"

@@ -1,16 +1,21 @@
 """Per-column TTL advice from how far back downstream jobs read a table's partitions.
 
 For every column of a table, the downstream processes that read it (column lineage, or table lineage for
-processes without column lineage, which are taken to read every column) and, for each, how many days of
-partitions its filter on the partition column reaches back:
+processes without column lineage, which are taken to read every column) and, for each, how many daily partitions
+back from its business date (that day's partition included) its filter on the partition column reaches:
 
-- ``dt = '${bizdate}'`` (or any single day) -> 1 day; ``dt >= date_sub('${bizdate}', 20)`` -> 20 days;
-  ``BETWEEN date_sub('${bizdate}', 30) AND '${bizdate}'`` -> 30 days; ``add_months(..., -1)`` -> 31 days;
-- a fixed start date (``dt >= '2024-01-01'``) or no partition filter at all -> unbounded.
+- ``dt = '${bizdate}'`` -> 1; ``dt >= date_sub('${bizdate}', 20)`` -> 21 (the partitions of ``bizdate - 20`` up to
+  ``bizdate``); ``dt > date_sub('${bizdate}', 20)`` -> 20; ``BETWEEN date_sub('${bizdate}', 30) AND ...`` -> 31;
+  ``add_months('${bizdate}', -1)`` -> 32 (a month is up to 31 days); ``IN (...)`` -> its oldest element;
+- a fixed date anywhere it sets the oldest partition read (``dt >= '2024-01-01'``, ``dt = '2024-01-01'``,
+  ``date_sub('2024-01-01', 3)``), no lower bound (``dt <= '${bizdate}'``) or no partition filter at all ->
+  unbounded: the column gets **no advice**, with the reason, because any expiry would delete data still read.
 
-The advice for a column is the maximum over its readers plus a margin; the table's is the maximum over its
-columns. Where the table's ``partitionBytes`` and ``retentionDays`` are known, the storage that expiring at the
-advised TTL would free is reported too.
+Ingestion keeps every date but the run's own business date as written (``lineage_platform/ingest/statements.py``),
+so a fixed start stays a fixed start. The advice for a column is the maximum over its readers plus a margin; the
+table's is the maximum over its columns, and none if any read column has none. Where the table's
+``partitionBytes`` and ``retentionDays`` are known, the storage that expiring at the advised TTL would free is
+reported too.
 """
 
 from __future__ import annotations
@@ -26,9 +31,13 @@ from gremlin_python.process.traversal import T
 from lineage_platform.errors import LineageError
 
 PARTITION_COLUMNS = frozenset({"dt", "ds", "pt", "day", "date", "p_date", "partition_date", "biz_date"})
-_OFFSET = re.compile(r"(date_sub|date_add|add_months)\s*\(\s*(.+?)\s*,\s*(-?\d+)\s*\)", re.IGNORECASE)
-_BIZDATE = re.compile(r"\$\{[^}]+\}|current_date|current_timestamp|now\(\)", re.IGNORECASE)
-_FIXED_DATE = re.compile(r"^'?\d{4}-?\d{2}-?\d{2}'?$")
+_DAY = r"(?:'?\$\{[^}]+\}'?|current_date(?:\(\))?|current_timestamp(?:\(\))?|now\(\)|to_date\(\s*'?\$\{[^}]+\}'?\s*\))"
+"""The run's own day: a scheduler variable (``${bizdate}``) or the current date."""
+_RUN_DAY = re.compile(rf"^{_DAY}$", re.IGNORECASE)
+_OFFSET = re.compile(
+    rf"^(date_sub|date_add|add_months)\s*\(\s*({_DAY}|.+?)\s*,\s*(-?\d+)\s*\)$", re.IGNORECASE
+)
+_FIXED_DATE = re.compile(r"\d{4}-?\d{2}-?\d{2}")
 
 
 @dataclass
@@ -40,6 +49,7 @@ class Use:
     jobs: list[str]
     predicate: str
     days: int | None  # None: unbounded
+    reason: str | None = None  # why days is None
 
 
 @dataclass
@@ -56,6 +66,12 @@ class ColumnAdvice:
         """No downstream job reads this column."""
         return not self.uses
 
+    @property
+    def no_advice_reason(self) -> str | None:
+        """Why there is no advice (the unbounded readers), None when there is advice or nobody reads the column."""
+        unbounded = [f"{', '.join(u.jobs) or u.process}: {u.reason}" for u in self.uses if u.days is None]
+        return "no advice: " + "; ".join(unbounded) if unbounded else None
+
 
 @dataclass
 class TableAdvice:
@@ -67,6 +83,14 @@ class TableAdvice:
     recommended_ttl_days: int | None
     retention_days: int | None = None
     partition_bytes: int | None = None
+
+    @property
+    def no_advice_reason(self) -> str | None:
+        """Why the table gets no advice (its unbounded readers, or nobody reads it), None when it gets one."""
+        if self.recommended_ttl_days is not None:
+            return None
+        reasons = sorted({reason for c in self.columns if (reason := c.no_advice_reason)})
+        return reasons[0] if len(reasons) == 1 else "; ".join(reasons) or "no advice: no job reads this table"
 
     @property
     def savable_bytes(self) -> int | None:
@@ -81,6 +105,7 @@ class TableAdvice:
             "table": self.table,
             "margin_days": self.margin_days,
             "recommended_ttl_days": self.recommended_ttl_days,
+            "no_advice_reason": self.no_advice_reason,
             "retention_days": self.retention_days,
             "savable_bytes": self.savable_bytes,
             "columns": [
@@ -88,6 +113,7 @@ class TableAdvice:
                     "column": c.column,
                     "reads_back_days": c.reads_back_days,
                     "recommended_ttl_days": c.recommended_ttl_days,
+                    "no_advice_reason": c.no_advice_reason,
                     "unused": c.unused,
                     "uses": [u.__dict__ for u in c.uses],
                 }
@@ -97,34 +123,48 @@ class TableAdvice:
 
 
 def lookback_days(op: str, value: Any) -> int | None:
-    """Days of partitions a filter ``partition_column op value`` reaches back; None when unbounded.
+    """Daily partitions a filter ``partition_column op value`` reaches back, the business date's own included;
+    None when unbounded (a fixed date, or no lower bound).
 
     >>> lookback_days("=", "${bizdate}"), lookback_days(">=", "date_sub('${bizdate}', 20)")
-    (1, 20)
+    (1, 21)
     >>> lookback_days("BETWEEN", ["date_sub('${bizdate}', 7)", "'${bizdate}'"]), lookback_days(">=", "2024-01-01")
-    (7, None)
+    (8, None)
     """
+    return _reach(op, value)[0]
+
+
+def _reach(op: str, value: Any) -> tuple[int | None, str | None]:
+    """(partitions back, None) or (None, why it is unbounded) for one filter on the partition column."""
     op = op.upper()
-    if op in ("=", "IN"):
-        return 1
+    if op in ("=", ">=", ">"):
+        return _bound(str(value), strict=op == ">")
     if op == "BETWEEN" and isinstance(value, list | tuple) and value:
-        return _offset_days(str(value[0]))
-    if op in (">=", ">"):
-        return _offset_days(str(value))
-    return None  # <, <=, !=, LIKE ...: no lower bound
+        return _bound(str(value[0]), strict=False)
+    if op == "IN" and isinstance(value, list | tuple) and value:
+        reaches = [_bound(str(element), strict=False) for element in value]
+        unbounded = [why for days, why in reaches if days is None]
+        return (None, unbounded[0]) if unbounded else (max(days for days, _ in reaches), None)  # type: ignore[type-var]
+    return None, f"no lower bound ({op} {value})"
 
 
-def _offset_days(expression: str) -> int | None:
-    match = _OFFSET.search(expression)
-    if match:
+def _bound(expression: str, *, strict: bool) -> tuple[int | None, str | None]:
+    """Partitions from a lower bound to the business date: ``bizdate - n`` reaches n + 1 (n if ``strict``).
+
+    Only the run's day and a whole date_sub/date_add/add_months of it count as relative; anything else (a fixed
+    date, a month start built with trunc/concat, ...) is unbounded, since a guess could delete data still read.
+    """
+    text = expression.strip()
+    if match := _OFFSET.match(text):
         function, base, amount = match.group(1).lower(), match.group(2), int(match.group(3))
-        if not _BIZDATE.search(base):
-            return None  # an offset from a fixed date: unbounded like the date itself
+        if not _RUN_DAY.match(base):
+            return None, f"fixed date {text}" if _FIXED_DATE.search(base) else f"unrecognised bound {text}"
         back = {"date_sub": amount, "date_add": -amount, "add_months": -amount * 31}[function]
-        return max(1, back)
-    if _BIZDATE.search(expression) and not _FIXED_DATE.match(expression.strip()):
-        return 1  # the run's own day
-    return None  # a fixed start date: the reader's range grows without bound
+    elif _RUN_DAY.match(text):
+        back = 0
+    else:
+        return None, f"fixed date {text}" if _FIXED_DATE.search(text) else f"unrecognised bound {text}"
+    return max(1, back + (0 if strict else 1)), None
 
 
 def advise(
@@ -201,8 +241,11 @@ def _use(reader: dict[str, Any], table: str, partition_columns: frozenset[str]) 
         for p in json.loads(reader["predicates"])
         if p.get("table") == table and p.get("column") in partition_columns
     ]
-    reaches = [lookback_days(p["op"], p["value"]) for p in predicates]
-    bounded = [days for days in reaches if days is not None]
+    reaches = [_reach(p["op"], p["value"]) for p in predicates]
+    bounded = [days for days, _ in reaches if days is not None]
     days = min(bounded) if bounded else None  # conjunctive filters: the tightest lower bound wins
+    reason = None
+    if days is None:
+        reason = "; ".join(why for _, why in reaches if why) or "no partition filter (reads every partition)"
     text = " AND ".join(f"{p['column']} {p['op']} {p['value']}" for p in predicates) or "no partition filter"
-    return Use(reader["name"], reader["operation"], sorted(reader["jobs"]), text, days)
+    return Use(reader["name"], reader["operation"], sorted(reader["jobs"]), text, days, reason)

@@ -48,7 +48,9 @@ def build(tables: int = 80, statements: int = 400, graph_url: str = "memory:") -
     for path in sorted(p for p in logs.rglob("*") if p.is_file() and p.name != "catalog.json"):
         for record in read_text(path.read_text(encoding="utf-8"), str(path)):
             if isinstance(record, QueryRecord) and record.status != FAILED:
-                for statement in prepare_query(record.sql, record.engine).statements:
+                for statement in prepare_query(
+                    record.sql, record.engine, start_time=record.start_time
+                ).statements:
                     distinct.setdefault(statement.key, (statement, []))[1].append(record.run_info())
     index = CatalogIndex(catalog)
     parsed = [parse_statement(statement, runs, index) for statement, runs in distinct.values()]

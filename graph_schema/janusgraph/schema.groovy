@@ -4,10 +4,12 @@ mgmt = graph.openManagement()
 if (!mgmt.containsPropertyKey('guid')) mgmt.makePropertyKey('guid').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('name')) mgmt.makePropertyKey('name').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('typeName')) mgmt.makePropertyKey('typeName').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
+if (!mgmt.containsPropertyKey('kind')) mgmt.makePropertyKey('kind').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('qualifiedName')) mgmt.makePropertyKey('qualifiedName').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('createTime')) mgmt.makePropertyKey('createTime').dataType(Long.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('createBy')) mgmt.makePropertyKey('createBy').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('version')) mgmt.makePropertyKey('version').dataType(Integer.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
+if (!mgmt.containsPropertyKey('schemaHashes')) mgmt.makePropertyKey('schemaHashes').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('dataType')) mgmt.makePropertyKey('dataType').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('datasetKind')) mgmt.makePropertyKey('datasetKind').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('partitionBytes')) mgmt.makePropertyKey('partitionBytes').dataType(Long.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
@@ -135,4 +137,4 @@ if (!mgmt.containsGraphIndex('search')) mgmt.buildIndex('search', Vertex.class).
 if (!mgmt.containsRelationIndex(mgmt.getEdgeLabel('flowsTo'), 'flowsToByProcess')) mgmt.buildEdgeIndex(mgmt.getEdgeLabel('flowsTo'), 'flowsToByProcess', Direction.BOTH, mgmt.getPropertyKey('process'))
 if (!mgmt.containsRelationIndex(mgmt.getEdgeLabel('taggedWith'), 'taggedWithByOrigin')) mgmt.buildEdgeIndex(mgmt.getEdgeLabel('taggedWith'), 'taggedWithByOrigin', Direction.BOTH, mgmt.getPropertyKey('origin'))
 mgmt.commit()
-'lineage schema version 1 applied'
+'lineage schema version 2 applied'

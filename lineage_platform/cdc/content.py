@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 
@@ -16,6 +17,10 @@ def freeze(value: Any) -> Any:
         return ("dict", frozenset((freeze(k), freeze(v)) for k, v in value.items()))
     if isinstance(value, int) and not isinstance(value, bool):
         return ("int", int(value))  # gremlinpython's long is an int
+    if isinstance(value, float):
+        return ("float", value.hex())  # exact: NaN equals NaN, -0.0 differs from 0.0
+    if isinstance(value, Decimal):
+        return ("Decimal", str(value))  # exact: Decimal("1.10") differs from Decimal("1.1"), NaN equals NaN
     return (type(value).__name__, value)
 
 

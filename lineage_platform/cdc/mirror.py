@@ -3,7 +3,8 @@
 Tables hold vertices, vertex properties (and their meta-properties), edges and edge properties; two views
 serve the usual questions: ``datasets`` (tables, columns, files, ... with their qualified names) and
 ``lineage_edges`` (usedBy / generated / flowsTo between named elements). Property values keep their type:
-Avro scalars are stored as they are, other types as JSON with their kind in ``value_kind``.
+Avro scalars are stored as they are (but NaN, which SQLite turns into NULL, is stored as its text with kind
+``float``), other types as JSON with their kind in ``value_kind``.
 
 The subscriber's positions (per Kafka partition: next offset, last applied SCN and seq) are saved in the
 same SQLite transaction as the changes they cover, so a killed subscriber resumes exactly where its last
@@ -12,6 +13,7 @@ commit ended.
 
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
 from collections.abc import Iterable
@@ -53,6 +55,8 @@ def _stored(value: Any) -> tuple[Any, str | None]:
     """``(value, value_kind)`` as kept in SQLite (kind None: the value is stored as itself)."""
     if isinstance(value, bool):
         return int(value), "boolean"
+    if isinstance(value, float) and math.isnan(value):
+        return repr(value), "float"  # SQLite stores a NaN REAL as NULL
     datum = to_avro(value)
     if isinstance(datum, dict):
         return datum["json"], datum["kind"]
@@ -64,6 +68,8 @@ def _loaded(value: Any, kind: str | None) -> Any:
         return value
     if kind == "boolean":
         return bool(value)
+    if kind == "float":
+        return float(value)
     return from_avro({"kind": kind, "json": value})
 
 

@@ -3,7 +3,9 @@
 Delivery is at-least-once. Events go out in SCN order; each element's events share a key and so a partition,
 and the producer keeps one request in flight, so every element's changes arrive in order. The checkpoint is
 saved only after the broker acknowledged everything up to it; after a crash the relay sends the events after
-the checkpoint again and subscribers drop the copies by (SCN, seq).
+the checkpoint again and subscribers drop the copies by (SCN, seq). Events larger than ``message_limit`` go as
+chunks and every message says how many events its transaction has (``framing.py``), so subscribers apply a
+transaction only once all of it has arrived.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from lineage_platform.cdc.avro import encode_event
 from lineage_platform.cdc.channel import ensure_topic, kafka_error, open_producer
 from lineage_platform.cdc.checkpoint import RelayCheckpoint
 from lineage_platform.cdc.events import ChangeEvent
+from lineage_platform.cdc.framing import DEFAULT_MESSAGE_LIMIT, transaction_messages
 
 DEFAULT_BATCH_TRANSACTIONS = 5000
 
@@ -56,12 +58,15 @@ class Relay:
         checkpoint: RelayCheckpoint,
         *,
         batch_transactions: int = DEFAULT_BATCH_TRANSACTIONS,
+        message_limit: int = DEFAULT_MESSAGE_LIMIT,
     ) -> None:
+        """``message_limit``: bytes of event data per Kafka message; larger events are sent as chunks."""
         self.source = source
         self.brokers = brokers
         self.topic = topic
         self.checkpoint = checkpoint
         self.batch_transactions = batch_transactions
+        self.message_limit = message_limit
         ensure_topic(brokers, topic)
         self._producer = open_producer(brokers)
 
@@ -74,8 +79,8 @@ class Relay:
         send = self._producer.send
         try:
             for scn, events in self.source.poll(self.batch_transactions):
-                for event in events:
-                    send(self.topic, key=event.element_key.encode(), value=encode_event(event))
+                for message in transaction_messages(events, self.message_limit):
+                    send(self.topic, key=message.key, value=message.value, headers=message.headers)
                 summary.transactions += 1
                 summary.events += len(events)
                 summary.unlabelled += _count_unlabelled(events)

@@ -5,6 +5,10 @@ the same transaction, the subscriber's position per partition: the next offset a
 last event applied there. Each element's events sit in one partition in (SCN, seq) order, so an event at or
 below its partition's last position is a copy the relay sent again after a crash, and is dropped.
 
+Chunked events are put back together (``framing.py``) and a transaction's events wait until all of them have
+arrived (``transactions.py``): a sink only ever holds whole transactions, and the position it records stops
+at the first record still waiting, so a restarted subscriber reads those again.
+
 A new subscriber starts from a snapshot: the graph as of some SCN (see
 :func:`~lineage_platform.cdc.store_snapshot.snapshot_of_store`), then reads each partition from its start,
 skipping events at or below that SCN. If Kafka already deleted events the subscriber would need, it says so
@@ -23,6 +27,8 @@ from lineage_platform.cdc.avro import decode_event
 from lineage_platform.cdc.channel import kafka_error, open_consumer
 from lineage_platform.cdc.errors import BootstrapRequired, ChangeCaptureError
 from lineage_platform.cdc.events import ChangeEvent
+from lineage_platform.cdc.framing import Reassembler, Whole
+from lineage_platform.cdc.transactions import Arrival, PendingTransactions
 
 _REBOOTSTRAP_HINT = "bootstrap this subscriber again from a snapshot (`lineage cdc mirror --rebootstrap`)"
 
@@ -96,6 +102,11 @@ class Subscriber:
             snapshot_scn = self._bootstrap(snapshot, since_scn)
         self.summary = SubscriberSummary(snapshot_scn=snapshot_scn, last_scn=snapshot_scn)
         self._floor = snapshot_scn
+        # per partition: the (SCN, seq) of the last event taken (applied or waiting), and the last offset read
+        self._seen = {partition: (p.scn, p.seq) for partition, p in self._positions.items()}
+        self._read: dict[int, int] = {}
+        self._chunks = Reassembler()
+        self._pending = PendingTransactions()
         self._unchecked: set[int] = set()  # fresh partitions whose first record must prove nothing was lost
         self._consumer = open_consumer(brokers)
         try:
@@ -154,13 +165,18 @@ class Subscriber:
             batches = self._consumer.poll(timeout_ms=timeout_ms, max_records=max_records)
         except KafkaError as exc:
             raise kafka_error(f"read {self.topic}", self.brokers, exc) from exc
-        events: list[ChangeEvent] = []
-        moved: dict[int, Position] = {}
         read = 0
         for partition, records in batches.items():
             read += len(records)
-            moved[partition.partition] = self._take(partition.partition, records, events)
+            self._read[partition.partition] = records[-1].offset
+            for record in records:
+                whole = self._chunks.add(record)
+                if whole is not None:
+                    self._take(whole, record)
+        ready = self._pending.pop_complete()
+        moved = self._positions_after(ready, {partition.partition for partition in batches})
         if moved:
+            events = [arrival.event for arrival in ready]
             self.sink.apply(events, moved)
             self._positions.update(moved)
             self.summary.applied += len(events)
@@ -168,23 +184,37 @@ class Subscriber:
         self.summary.seconds += time.perf_counter() - started
         return read
 
-    def _take(self, partition: int, records: list[Any], into: list[ChangeEvent]) -> Position:
-        """Decode one partition's records, append the new ones to ``into``; the partition's new position."""
-        last = self._positions.get(partition)
-        last_position = (last.scn, last.seq) if last else (self._floor, -1)
-        for record in records:
-            event = _decode(record)
-            if partition in self._unchecked:
-                self._unchecked.discard(partition)
-                require_nothing_trimmed(self.topic, partition, record.offset, event.scn, self._floor)
-            if event.scn <= self._floor:
-                continue  # already part of the snapshot
-            if event.position <= last_position:
-                self.summary.duplicates += 1  # sent again by a relay that restarted
-                continue
-            into.append(event)
-            last_position = event.position
-        return Position(records[-1].offset + 1, *last_position)
+    def _take(self, whole: Whole, record: Any) -> None:
+        """Hold one whole event read from its partition, unless it is in the snapshot or a copy."""
+        partition = whole.partition
+        event = _decode(record, whole.data)
+        if partition in self._unchecked:
+            self._unchecked.discard(partition)
+            require_nothing_trimmed(self.topic, partition, whole.offset, event.scn, self._floor)
+        if event.scn <= self._floor:
+            return  # already part of the snapshot
+        if event.position <= self._seen.get(partition, (self._floor, -1)):
+            self.summary.duplicates += 1  # sent again by a relay that restarted
+            return
+        self._seen[partition] = event.position
+        self._pending.add(Arrival(partition, whole.offset, event), whole.transaction_events)
+
+    def _positions_after(self, ready: list[Arrival], read: set[int]) -> dict[int, Position]:
+        """The new position of every partition read or applied from: the next offset stops at the first record
+        still waiting (a partial chunked event or part of an incomplete transaction)."""
+        applied = {arrival.partition: arrival.event.position for arrival in ready}  # ready is in order
+        moved = {}
+        for partition in read | set(applied):
+            held = [
+                offset
+                for offset in (self._chunks.held_offset(partition), self._pending.held_offset(partition))
+                if offset is not None
+            ]
+            next_offset = min(held) if held else self._read[partition] + 1
+            before = self._positions.get(partition)
+            last = applied.get(partition) or ((before.scn, before.seq) if before else (self._floor, -1))
+            moved[partition] = Position(next_offset, *last)
+        return moved
 
     def run_until_idle(self, idle_seconds: float = 1.0) -> SubscriberSummary:
         """Apply events until none arrived for ``idle_seconds``."""
@@ -227,10 +257,11 @@ def require_nothing_trimmed(topic: str, partition: int, offset: int, scn: int, s
         )
 
 
-def _decode(record: Any) -> ChangeEvent:
-    """The event in a Kafka record; damage is reported with the record's place, never skipped."""
+def _decode(record: Any, data: bytes) -> ChangeEvent:
+    """The event ``data`` (a record's value, or the chunks ending with ``record``); damage is reported with the
+    record's place, never skipped."""
     try:
-        return decode_event(record.value)
+        return decode_event(data)
     except ChangeCaptureError as exc:
         raise type(exc)(
             f"{record.topic}[{record.partition}] offset {record.offset}: {exc.message}", hint=exc.hint

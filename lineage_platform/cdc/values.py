@@ -3,7 +3,8 @@
 The embedded store keeps str, int, float, bool, datetime, UUID, Decimal and lists, sets or dicts of them.
 Avro carries null, boolean, long (64-bit), double and string natively; the rest travel as a ``TaggedValue``
 record (``kind`` + ``json``), so subscribers in any language can read them and Python ones get the same
-value back.
+value back. The JSON is standard JSON: inside it, integers beyond 64 bits, NaN and ±infinity are tagged too
+(``{"$t": "float", "v": "nan"}``), and -0.0 keeps its sign.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import json
+import math
 import uuid
 from typing import Any
 
@@ -21,15 +23,17 @@ _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 TAGGED_VALUE_SCHEMA = {
     "type": "record",
     "name": "TaggedValue",
-    "doc": "A value Avro has no type for: kind (datetime, uuid, decimal, int, list, set, dict) + JSON text.",
+    "doc": "A value Avro has no type for: kind (datetime, date, uuid, decimal, int, float, list, set, dict) + JSON text.",
     "fields": [{"name": "kind", "type": "string"}, {"name": "json", "type": "string"}],
 }
 
 
 def _to_json(value: Any) -> Any:
     """A JSON-able form of ``value`` that keeps its type ({"$t": kind, "v": ...} for non-JSON types)."""
-    if value is None or isinstance(value, (bool, str, float)):
+    if value is None or isinstance(value, (bool, str)):
         return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {"$t": "float", "v": repr(value)}
     if isinstance(value, int):
         return value if _LONG_MIN <= value <= _LONG_MAX else {"$t": "int", "v": str(value)}
     if isinstance(value, dt.datetime):
@@ -54,6 +58,7 @@ def _to_json(value: Any) -> Any:
 
 _FROM_TAG = {
     "int": int,
+    "float": float,
     "datetime": dt.datetime.fromisoformat,
     "date": dt.date.fromisoformat,
     "uuid": uuid.UUID,
@@ -82,7 +87,7 @@ def to_avro(value: Any) -> Any:
         return value
     tagged = _to_json(value)
     kind = tagged["$t"] if isinstance(tagged, dict) else "list"
-    return {"kind": kind, "json": json.dumps(tagged, separators=(",", ":"))}
+    return {"kind": kind, "json": json.dumps(tagged, separators=(",", ":"), allow_nan=False)}
 
 
 def from_avro(datum: Any) -> Any:

@@ -58,12 +58,13 @@ def advise(
             "; ".join(f"{', '.join(u.jobs) or u.process}: {u.predicate}" for u in column.uses) or "no readers"
         )
         reach = "unused" if column.unused else _days(column.reads_back_days)
-        view.add_row(
-            column.column, reach, _days(column.recommended_ttl_days) if column.uses else "-", evidence
-        )
+        advised = "-" if column.unused else _days(column.recommended_ttl_days)
+        view.add_row(column.column, reach, column.no_advice_reason or advised, evidence)
     console = Console()
     console.print(view)
-    console.print(f"table: keep {_days(advice.recommended_ttl_days)}")
+    console.print(
+        f"table: {advice.no_advice_reason or f'keep {advice.recommended_ttl_days} d'}", highlight=False
+    )
     if advice.savable_bytes is not None:
         console.print(
             f"expiring beyond that frees {advice.savable_bytes / 2**30:.2f} GiB of {advice.retention_days} days kept"

@@ -14,6 +14,14 @@ Graph shape written for one statement (see DESIGN.md):
 
 A plain SELECT's temporary result is a dataset of its own (``$result:<process key>``, datasetKind ``result``), so
 downstream traces show where data was read out to, as in the DAG provenance model.
+
+Provenance attributes (the DAG provenance model's): every vertex has ``guid``, ``name``, ``typeName`` (``Dataset``
+for databases, tables, columns and files, ``Process`` for processes and their runs) with the concrete label in
+``kind``, ``createTime``, ``createBy`` and ``version``; every edge has ``guid``, ``name`` and ``typeName`` (its
+label). ``createBy`` of a dataset is the user of the earliest run (by start time) of a process that generates it,
+of a process the user of its earliest run, else the writer's ``created_by``. ``version`` of a dataset counts its
+definitions: one per generating process, plus one per further column list a CREATE statement gave it. Both are
+recomputed from the graph after each flush, so re-running the same logs, in any order, changes neither.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gremlin_python.process.graph_traversal import GraphTraversalSource, __
-from gremlin_python.process.traversal import Direction, Merge, T
+from gremlin_python.process.traversal import Cardinality, Direction, Merge, T
 from gremlin_python.statics import long
 
 from lineage_platform.errors import ConfigError
@@ -40,6 +48,10 @@ if TYPE_CHECKING:
 
 KNOWN_EDGES_LIMIT = 1_000_000  # edge keys a writer remembers before it starts over (memory bound)
 GUID_NAMESPACE = uuid.UUID("5f0c7d2e-8a43-4c0e-9a51-6b3c1f2d7e90")
+PROCESS_LABELS = frozenset({"process", "run"})
+"""Vertex labels whose provenance ``typeName`` is ``Process``; every other label the writer makes is a ``Dataset``."""
+DEFINING_OPERATIONS = frozenset({"CREATE_AS_SELECT", "CREATE_TABLE", "CREATE_VIEW"})
+"""Operations that state a dataset's whole column list (a new list is a new definition, a new version)."""
 
 
 def statement_key(statement: StatementLineage) -> str:
@@ -52,6 +64,16 @@ def statement_key(statement: StatementLineage) -> str:
 def guid(label: str, qualified_name: str) -> str:
     """Deterministic guid for a vertex, so re-runs and other writers agree on it."""
     return str(uuid.uuid5(GUID_NAMESPACE, f"{label}:{qualified_name}"))
+
+
+def edge_guid(label: str, out: tuple[str, str], in_: tuple[str, str], key: tuple) -> str:
+    """Deterministic guid for an edge: its label, its ends and the properties that tell it apart."""
+    return str(uuid.uuid5(GUID_NAMESPACE, f"{label}:{out[0]}:{out[1]}->{in_[0]}:{in_[1]}:{key!r}"))
+
+
+def type_name(label: str) -> str:
+    """The DAG provenance model's ``typeName`` of a vertex label: ``Process`` or ``Dataset``."""
+    return "Process" if label in PROCESS_LABELS else "Dataset"
 
 
 @dataclass
@@ -78,10 +100,26 @@ class _Batch:
     vertices: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     edges: dict[tuple, dict[str, Any]] = field(default_factory=dict)
     statements: int = 0
+    # provenance to recompute after the flush: generated datasets, processes with runs, CREATE column lists
+    provenance: set[tuple[str, str]] = field(default_factory=set)
+    definitions: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    first_runs: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)  # key -> (start, user)
+    generators: dict[tuple[str, str], set[tuple[str, str]]] = field(
+        default_factory=dict
+    )  # dataset -> processes
+
+    def run_of(self, key: tuple[str, str], run: RunInfo | None) -> None:
+        """Remember ``run`` as the earliest of ``key``'s generating runs seen in this batch, if it is."""
+        if run is not None and run.user and run.start_time:
+            self.first_runs[key] = min(
+                self.first_runs.get(key, (run.start_time, run.user)), (run.start_time, run.user)
+            )
 
     def vertex(self, label: str, qualified_name: str, **properties: Any) -> tuple[str, str]:
         key = (label, qualified_name)
-        props = self.vertices.setdefault(key, {"name": qualified_name.rsplit(".", 1)[-1]})
+        props = self.vertices.setdefault(
+            key, {"name": qualified_name.rsplit(".", 1)[-1], "typeName": type_name(label), "kind": label}
+        )
         props.update({k: v for k, v in properties.items() if v is not None})
         return key
 
@@ -92,15 +130,13 @@ class _Batch:
 
 def _dataset_vertex(batch: _Batch, dataset: Dataset, result_name: str) -> tuple[str, str]:
     if dataset.kind == "path":
-        return batch.vertex("file", dataset.name, name=dataset.name, typeName="file", datasetKind="path")
+        return batch.vertex("file", dataset.name, name=dataset.name, datasetKind="path")
     if dataset.name == RESULT_DATASET:
-        table = batch.vertex(
-            "table", result_name, name="query result", typeName="table", datasetKind="result"
-        )
+        table = batch.vertex("table", result_name, name="query result", datasetKind="result")
     else:
-        table = batch.vertex("table", dataset.name, typeName="table", datasetKind=dataset.kind)
+        table = batch.vertex("table", dataset.name, datasetKind=dataset.kind)
     if "." in dataset.name:
-        database = batch.vertex("database", dataset.name.split(".", 1)[0], typeName="database")
+        database = batch.vertex("database", dataset.name.split(".", 1)[0])
         batch.edge("contains", database, table)
     for column in dataset.columns:
         _column_vertex(batch, f"{table[1]}.{column}")
@@ -108,8 +144,8 @@ def _dataset_vertex(batch: _Batch, dataset: Dataset, result_name: str) -> tuple[
 
 
 def _column_vertex(batch: _Batch, qualified_name: str) -> tuple[str, str]:
-    column = batch.vertex("column", qualified_name, typeName="column")
-    table = batch.vertex("table", qualified_name.rsplit(".", 1)[0], typeName="table")
+    column = batch.vertex("column", qualified_name)
+    table = batch.vertex("table", qualified_name.rsplit(".", 1)[0])
     batch.edge("hasColumn", table, column)
     return column
 
@@ -126,7 +162,6 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
         "process",
         f"process:{key}",
         name=f"{statement.operation} {first_output}",
-        typeName="process",
         operation=statement.operation,
         queryText=statement.sql,
         predicates=json.dumps([p.to_dict() for p in statement.predicates], default=str),
@@ -134,7 +169,14 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
     for dataset in statement.inputs:
         batch.edge("usedBy", _dataset_vertex(batch, dataset, result_name), process)
     for dataset in statement.outputs:
-        batch.edge("generated", process, _dataset_vertex(batch, dataset, result_name))
+        output = _dataset_vertex(batch, dataset, result_name)
+        batch.edge("generated", process, output)
+        batch.provenance.add(output)
+        batch.generators.setdefault(output, set()).add(process)
+        batch.run_of(output, run)
+        if statement.operation in DEFINING_OPERATIONS and dataset.columns:
+            columns = "\0".join(dataset.columns).lower()
+            batch.definitions.setdefault(output, set()).add(hashlib.sha1(columns.encode()).hexdigest()[:12])
     output_names = {name(d.name) for d in statement.outputs}
     for edge in statement.column_edges:
         source = _column_vertex(batch, edge.source)
@@ -156,7 +198,6 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
             "run",
             f"run:{run.run_id(key)}",
             name=run.start_time or key,
-            typeName="run",
             user=run.user,
             startTime=run.start_time,
             endTime=run.end_time,
@@ -169,6 +210,8 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
             source=run.source,
         )
         batch.edge("hasRun", process, run_vertex)
+        batch.provenance.add(process)  # a process's createBy is the user of its earliest run
+        batch.run_of(process, run)
     batch.statements += 1
 
 
@@ -241,8 +284,10 @@ class LineageWriter:
         token = long(time.time_ns() // 1000)
         summary = WriteSummary(statements=batch.statements)
         missing = [key for key in batch.vertices if key not in self._ids]
+        new_keys: set[tuple[str, str]] = set()  # created now: their provenance came from this batch alone
         for chunk in _chunks(missing, self.batch_size):
             created = self._upsert_vertices(g, chunk, batch, token)
+            new_keys.update(key for key, c in zip(chunk, created) if c)
             summary.vertices += sum(created)
             summary.processes += sum(c for key, c in zip(chunk, created) if key[0] == "process")
             summary.runs += sum(c for key, c in zip(chunk, created) if key[0] == "run")
@@ -255,8 +300,72 @@ class LineageWriter:
             if len(self._known_edges) > KNOWN_EDGES_LIMIT:
                 self._known_edges.clear()
             self._known_edges.update(key for key, _ in chunk)
+        for chunk in _chunks(sorted(batch.provenance - new_keys), self.batch_size):
+            self._update_provenance(g, chunk, batch.definitions, created_ops)
         summary.seconds = time.perf_counter() - started
         return summary
+
+    def _update_provenance(
+        self,
+        g: GraphTraversalSource,
+        keys: list[tuple[str, str]],
+        definitions: dict[tuple[str, str], set[str]],
+        changed_ops: list[tuple] | None,
+    ) -> None:
+        """Recompute ``createBy`` and ``version`` of generated datasets and of processes that existed before this
+        flush from the graph (so the result does not depend on load order or repeats); write those that changed."""
+        first_runs = __.choose(__.has_label("process"), __.out("hasRun"), __.in_("generated").out("hasRun"))
+        rows = (
+            g.V(*[self._ids[key] for key in keys])
+            .project("creator", "processes", "hashes", "createBy", "version")
+            .by(
+                __.coalesce(
+                    first_runs.has("user")
+                    .has("startTime")
+                    .order()
+                    .by("startTime")
+                    .by("user")
+                    .limit(1)
+                    .values("user"),
+                    __.constant(""),
+                )
+            )
+            .by(__.in_("generated").dedup().count())
+            .by(__.coalesce(__.values("schemaHashes"), __.constant("[]")))
+            .by(__.coalesce(__.values("createBy"), __.constant("")))
+            .by(__.coalesce(__.values("version"), __.constant(1)))
+            .to_list()
+        )
+        updates: list[tuple[Any, dict[str, Any]]] = []
+        for key, row in zip(keys, rows):
+            hashes = sorted(set(json.loads(row["hashes"])) | definitions.get(key, set()))
+            wanted: dict[str, Any] = {"createBy": row["creator"] or row["createBy"]}
+            if key[0] not in PROCESS_LABELS:
+                wanted["version"] = max(1, row["processes"]) + max(0, len(hashes) - 1)
+                wanted["schemaHashes"] = json.dumps(hashes)
+            current = {"createBy": row["createBy"], "version": row["version"], "schemaHashes": row["hashes"]}
+            changed = {
+                k: v
+                for k, v in wanted.items()
+                if v != current[k] and not (k == "schemaHashes" and not hashes)
+            }
+            if changed:
+                updates.append((self._ids[key], changed))
+        if not updates:
+            return
+        traversal = g.V(updates[0][0])
+        for number, (vertex_id, changed) in enumerate(updates):
+            if number:
+                traversal = traversal.V(vertex_id)
+            for name, value in changed.items():
+                traversal = traversal.property(Cardinality.single, name, value)
+        traversal.iterate()
+        if changed_ops is not None:
+            changed_ops.extend(
+                ("addVP", vertex_id, name, name, value)
+                for vertex_id, changed in updates
+                for name, value in changed.items()
+            )
 
     def _vertex_ops(self, key: tuple[str, str], batch: _Batch, token: int) -> list[tuple]:
         """Store op tuples of a vertex this flush created (vertex properties named by their key)."""
@@ -266,7 +375,12 @@ class LineageWriter:
 
     def _create_properties(self, key: tuple[str, str], batch: _Batch, token: int) -> dict[str, Any]:
         create = dict(batch.vertices[key])
-        create.update(guid=guid(*key), createTime=token, createBy=self.created_by, version=1)
+        definitions = sorted(batch.definitions.get(key, ()))
+        creator = batch.first_runs.get(key, ("", self.created_by))[1]
+        version = max(1, len(batch.generators.get(key, ()))) + max(0, len(definitions) - 1)
+        create.update(guid=guid(*key), createTime=token, createBy=creator, version=version)
+        if definitions:
+            create["schemaHashes"] = json.dumps(definitions)
         return create
 
     def _upsert_vertices(
@@ -300,9 +414,15 @@ class LineageWriter:
         created_ops: list[tuple] | None,
     ) -> int:
         rows = []
-        for (label, out, in_, _), props in chunk:
+        for (label, out, in_, key), props in chunk:
             match = {T.label: label, Direction.OUT: self._ids[out], Direction.IN: self._ids[in_], **props}
-            rows.append({"match": match, "create": {"createTime": token}})
+            create = {
+                "createTime": token,
+                "guid": edge_guid(label, out, in_, key),
+                "name": f"{out[1]} {label} {in_[1]}",
+                "typeName": label,
+            }
+            rows.append({"match": match, "create": create})
         results = (
             g.inject(*rows)
             .merge_e(__.select("match"))
@@ -317,7 +437,7 @@ class LineageWriter:
             for row, edge_id in created:
                 match = dict(row["match"])
                 label, out_id, in_id = match.pop(T.label), match.pop(Direction.OUT), match.pop(Direction.IN)
-                properties = {**match, "createTime": token}
+                properties = {**match, **row["create"]}
                 created_ops.extend(
                     [("addE", edge_id, label, out_id, in_id)]
                     + [("setEP", edge_id, k, v) for k, v in properties.items()]

@@ -174,7 +174,7 @@ def read_partition(
             if record.status == FAILED:
                 counts["failed_queries"] += 1
                 continue
-            prepared = prepare_query(record.sql, record.engine, default_db)
+            prepared = prepare_query(record.sql, record.engine, default_db, record.start_time)
             without_lineage.update(prepared.without_lineage)
             counts["statements"] += len(prepared.statements)
             run = record.run_info()

@@ -8,12 +8,15 @@ different days share one key:
 
 * comments are removed, whitespace is collapsed and text outside quotes is lower-cased (Hive and
   Spark identifiers and keywords are case-insensitive, so this keeps the statement's meaning);
-* inside string literals, ISO dates (``2026-01-05``, also inside paths) and whole ``yyyymmdd``
-  literals become ``${bizdate}``: a daily job reads and writes the same tables and columns whatever
-  its date, and its per-day runs stay apart as run provenance, not as different statements.
+* inside string literals, the run's **business date** (ISO ``2026-01-05``, also inside paths, or a
+  whole ``yyyymmdd`` literal) becomes ``${bizdate}``: a daily job reads and writes the same tables and
+  columns whatever its date, and its per-day runs stay apart as run provenance, not as different
+  statements. The business date is the latest date in the statement that is the run's start day or
+  the day before (schedulers run a day's job on that day or the next); without a start time no date is.
 
-Everything else (numbers, other literals, identifiers) is kept, so statements that differ in what
-they read or write never share a key.
+Every other date is kept as written: ``dt >= '2025-01-01'`` is a fixed start, not the run's day, and
+TTL advice must see it as one. Everything else (numbers, other literals, identifiers) is kept too, so
+statements that differ in what they read or write never share a key.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 
 DATE_PLACEHOLDER = "${bizdate}"
 ENGINE_DIALECTS: Mapping[str, str] = {"hive": "hive", "spark": "spark", "presto": "presto", "trino": "trino"}
@@ -112,6 +116,7 @@ _ALTER_ACTIONS = frozenset(
 _KIND_TOKEN = re.compile(r"""'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|`[^`]*`|[\w.${}:]+|\S""")
 _ISO_DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
 _COMPACT_DATE = re.compile(r"^\d{8}$")
+_RUN_DAY = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 _SET_VARIABLE = re.compile(
     r"^set\s+(?:(?:hivevar|hiveconf|spark\.sql\.variable)[:.])?([\w.]+)\s*=\s*(.*)$", re.I | re.S
 )
@@ -178,25 +183,63 @@ def _is_only_comments(statement: str) -> bool:
     return all(kind == "comment" or not text.strip() for kind, text in _segments(statement))
 
 
-def _normalise_string(literal: str) -> str:
+def _date_of(text: str) -> date | None:
+    """The date an ISO (``2026-01-05``) or compact (``20260105``) spelling names, None if it names none."""
+    try:
+        return (
+            date.fromisoformat(text) if "-" in text else date(int(text[:4]), int(text[4:6]), int(text[6:8]))
+        )
+    except ValueError:
+        return None
+
+
+def _dates_in(literal: str) -> Iterator[date]:
+    body = literal[1:-1]
+    spellings = [body] if _COMPACT_DATE.match(body) else _ISO_DATE.findall(body)
+    yield from (day for day in map(_date_of, spellings) if day is not None)
+
+
+def business_date(statement: str, start_time: str | None) -> date | None:
+    """The run's business date as the statement spells it: its latest date that is the run's start day or the day
+    before; None without a start time or without such a date.
+
+    >>> business_date("insert into t select * from s where dt >= '2025-01-01' and dt <= '2026-01-04'",
+    ...               "2026-01-05T02:00:00.000Z")
+    datetime.date(2026, 1, 4)
+    >>> business_date("insert into t select * from s where dt >= '2025-01-01'", "2026-01-05T02:00:00.000Z")
+    """
+    day = _RUN_DAY.match(start_time or "")
+    if day is None or (run_day := _date_of(day.group(1))) is None:
+        return None
+    candidates = {run_day, run_day - timedelta(days=1)}
+    found = [d for kind, text in _segments(statement) if kind == "string" for d in _dates_in(text)]
+    return max((d for d in found if d in candidates), default=None)
+
+
+def _normalise_string(literal: str, bizdate: date | None) -> str:
     quote, body = literal[0], literal[1:-1]
+    if bizdate is None:
+        return literal
     if _COMPACT_DATE.match(body):
-        return f"{quote}{DATE_PLACEHOLDER}{quote}"
-    return quote + _ISO_DATE.sub(DATE_PLACEHOLDER, body) + quote
+        return f"{quote}{DATE_PLACEHOLDER}{quote}" if _date_of(body) == bizdate else literal
+    day = bizdate.isoformat()
+    return quote + _ISO_DATE.sub(lambda m: DATE_PLACEHOLDER if m.group() == day else m.group(), body) + quote
 
 
-def normalise(statement: str) -> str:
-    """The statement without comments, with collapsed whitespace, lower-cased outside quotes, dates generic.
+def normalise(statement: str, bizdate: date | None = None) -> str:
+    """The statement without comments, with collapsed whitespace, lower-cased outside quotes, and the business
+    date ``bizdate`` (if given) spelt ``${bizdate}`` inside string literals; other dates stay as written.
 
-    >>> normalise("INSERT  OVERWRITE TABLE T -- daily\\n PARTITION (dt='2026-01-05') SELECT 'A'")
-    "insert overwrite table t partition (dt='${bizdate}') select 'A'"
+    >>> normalise("INSERT  OVERWRITE TABLE T -- daily\\n PARTITION (dt='2026-01-05') SELECT 'A', '2025-01-01'",
+    ...           date(2026, 1, 5))
+    "insert overwrite table t partition (dt='${bizdate}') select 'A', '2025-01-01'"
     """
     parts = []
     for kind, text in _segments(statement):
         if kind == "comment":
             parts.append(" ")
         elif kind == "string":
-            parts.append(_normalise_string(text))
+            parts.append(_normalise_string(text, bizdate))
         elif kind == "ident":
             parts.append(text.lower())
         else:
@@ -267,10 +310,14 @@ def dialect_for(engine: str | None) -> str:
     return ENGINE_DIALECTS.get((engine or "").lower(), DEFAULT_DIALECT)
 
 
-def prepare_query(sql: str, engine: str | None = None, default_db: str | None = None) -> PreparedQuery:
-    """Split a logged query into its distinct lineage statements, applying SET variables and USE.
+def prepare_query(
+    sql: str, engine: str | None = None, default_db: str | None = None, start_time: str | None = None
+) -> PreparedQuery:
+    """Split a logged query into its distinct lineage statements, applying SET variables and USE; ``start_time``
+    (ISO) of the run tells its business date (see :func:`business_date`).
 
-    >>> prepared = prepare_query("SET hivevar:d=2026-01-05; USE dwd; INSERT INTO t SELECT * FROM s WHERE dt='${d}'")
+    >>> prepared = prepare_query("SET hivevar:d=2026-01-05; USE dwd; INSERT INTO t SELECT * FROM s WHERE dt='${d}'",
+    ...                          start_time="2026-01-05T03:00:00.000Z")
     >>> [(s.sql, s.default_db) for s in prepared.statements], dict(prepared.without_lineage)
     ([("insert into t select * from s where dt='${bizdate}'", 'dwd')], {'SET': 1, 'USE': 1})
     """
@@ -284,7 +331,7 @@ def prepare_query(sql: str, engine: str | None = None, default_db: str | None = 
             variables[assignment.group(1)] = assignment.group(2).strip()
         elif use := _USE_DATABASE.match(text):
             default_db = use.group(1).lower()
-        normalised = normalise(text)
+        normalised = normalise(text, business_date(text, start_time))
         if has_lineage(normalised):
             statements.append(Statement(normalised, dialect, default_db))
         else:

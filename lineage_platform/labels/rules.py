@@ -1,8 +1,10 @@
 """Propagation rules per label key: which edges carry a label, what a filter does to it, where it stops.
 
 Defaults (overridable per key in a YAML rules file, see ``RuleSet.load``):
-- strong column edges carry every label through IDENTITY, TRANSFORMATION and AGGREGATION transforms;
-- hashing/masking functions stop a label (``masking: stop``);
+- strong column edges carry every label through IDENTITY, TRANSFORMATION and AGGREGATION transforms, so
+  ``max(phone)`` and ``collect_set(phone)`` are PII;
+- masking edges stop a label (``masking: stop``): hashing/masking functions and counting aggregates
+  (``count(DISTINCT phone)``, ``approx_count_distinct``), which the SQL layer marks as masking;
 - weak edges (filters, joins, grouping) carry nothing (``weak: none``); ``weak: influence`` makes them add an
   ``INFLUENCED_BY=<key>`` label instead; ``weak: carry`` carries the label itself;
 - table-level lineage carries table labels; a filter ``WHERE col = 'x'`` / ``IN (...)`` on one of the rule's
@@ -41,9 +43,9 @@ class LabelRule:
 
 
 DEFAULT_RULES: dict[str, LabelRule] = {
-    "PII": LabelRule(carry=frozenset({"IDENTITY", "TRANSFORMATION"}), weak="influence"),
+    "PII": LabelRule(weak="influence"),
     "APP": LabelRule(narrow_by=frozenset({"app", "app_name", "app_id"})),
-    "SENSITIVITY": LabelRule(carry=frozenset({"IDENTITY", "TRANSFORMATION"}), single=True),
+    "SENSITIVITY": LabelRule(single=True),
     # "influenced by" marks where a weak use happened; it follows the values it marks, not whole tables
     INFLUENCE_KEY: LabelRule(table_level=False),
 }

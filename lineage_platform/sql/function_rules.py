@@ -1,5 +1,9 @@
 """How values flow through functions: which arguments are only conditions, which functions aggregate or mask.
 
+Masking functions hide their argument's value: hashes, Hive's mask functions, encryption, and counting
+aggregates (``count(DISTINCT phone)`` is a number of phones, not a phone). Aggregates that return values of
+their argument (``max``, ``min``, ``collect_set``, ``first``, ``sum``, ...) do not mask.
+
 Rules are looked up by lower-case function name. Users register rules for their own UDFs by passing
 ``function_rules={"my_udf": FunctionRule(...)}`` to :func:`lineage_platform.sql.extract_lineage`, or write them
 in a file read by :func:`lineage_platform.sql.rules_file.load_function_rules` (``--udf-rules``).
@@ -49,6 +53,8 @@ class FunctionRule:
 
 
 _MASK = FunctionRule(masking=True)
+_COUNT = FunctionRule(aggregate=True, masking=True)
+"""Counting aggregates: the result says how many values there were, never one of them (OpenLineage's masking)."""
 DEFAULT_FUNCTION_RULES: Mapping[str, FunctionRule] = {
     **dict.fromkeys(
         (
@@ -85,7 +91,7 @@ DEFAULT_FUNCTION_RULES: Mapping[str, FunctionRule] = {
     "collect_list": FunctionRule(aggregate=True),
     "percentile": FunctionRule(aggregate=True),
     "percentile_approx": FunctionRule(aggregate=True),
-    "approx_count_distinct": FunctionRule(aggregate=True),
+    **dict.fromkeys(("count", "count_if", "approx_distinct", "approx_count_distinct", "ndv"), _COUNT),
 }
 
 

@@ -13,9 +13,12 @@ from pathlib import Path
 import pytest
 from gremlin_python.process.anonymous_traversal import traversal
 
+from lineage_platform.cdc.avro import encode_event
+from lineage_platform.cdc.channel import open_producer
 from lineage_platform.cdc.checkpoint import RelayCheckpoint
 from lineage_platform.cdc.content import GraphContent
 from lineage_platform.cdc.errors import ChangeCaptureError, SchemaVersionError
+from lineage_platform.cdc.framing import transaction_messages
 from lineage_platform.cdc.log_capture import LogCapture
 from lineage_platform.cdc.mirror import SqliteMirror
 from lineage_platform.cdc.outbox import OUTBOX_LABEL, Outbox, OutboxCapture
@@ -162,3 +165,67 @@ def test_the_outbox_relay_feeds_a_mirror_over_kafka(kafka_broker: str, tmp_path:
     cdc_ids = {vid for vid, label in state[2] if label in CDC_LABELS}
     assert by_key(subscriber.sink.content(), set()) == by_key(GraphContent.from_state(state), cdc_ids)
     subscriber.close()
+
+
+def _send_first_messages(brokers: str, topic: str, events: list, count: int) -> None:
+    """What a relay that died half-way through a transaction left on the topic: its first ``count`` messages."""
+    producer = open_producer(brokers)
+    try:
+        for message in list(transaction_messages(events))[:count]:
+            producer.send(topic, key=message.key, value=message.value, headers=message.headers)
+        producer.flush()
+    finally:
+        producer.close()
+
+
+def test_a_transaction_larger_than_a_message_reaches_the_mirror_whole(
+    kafka_broker: str, tmp_path: Path
+) -> None:
+    """A 5 MB property in a transaction with other changes: the relay chunks it, the mirror holds all of the
+    transaction or none of it and records its SCN only when whole, through a relay that died half-way and a
+    subscriber restarted between chunks. Failed before: the relay stopped on MessageSizeTooLargeError and the
+    mirror kept the other half of the transaction with its SCN."""
+    store, checkpoint, mirror = tmp_path / "store", tmp_path / "relay.json", tmp_path / "mirror.db"
+    topic = new_topic(kafka_broker, "cdc-large", partitions=3)
+    graph, g = open_store(store)
+    run_workload(g, random.Random(3), 20)
+    relay = log_relay(store, kafka_broker, topic, checkpoint)
+    relay.catch_up()
+    relay.close()
+    subscriber = mirror_subscriber(mirror, kafka_broker, topic, store=store)
+    subscriber.run_until_idle(0.5)
+    before = GraphContent.from_state(graph.graph.export_state())
+    assert subscriber.sink.content() == before
+    big = random.Random(4).randbytes(5 * 2**20 // 2).hex() + "é"
+    tx = g.tx()
+    gtx = tx.begin()
+    gtx.add_v("table").property("qualifiedName", "db.big").as_("t").add_v("column").property(
+        "qualifiedName", "db.big.doc"
+    ).property("doc", big).add_e("hasColumn").from_("t").property("strength", "strong").iterate()
+    tx.commit()
+    after = GraphContent.from_state(graph.graph.export_state())
+    [(scn, events)] = list(LogCapture(store, RelayCheckpoint(checkpoint, relay.source.name).load()).poll(10))
+    assert len(encode_event(next(e for e in events if e.value == big))) > 5 * 2**20
+
+    _send_first_messages(kafka_broker, topic, events, 4)  # the relay died after four of the messages
+    for _ in range(6):
+        subscriber.poll(max_records=1)
+        assert subscriber.sink.content() == before
+        assert all(position.scn < scn for position in subscriber.sink.load()[1].values())
+    relay = log_relay(store, kafka_broker, topic, checkpoint)  # restarted: sends the whole transaction
+    assert relay.catch_up().last_scn == scn
+    relay.close()
+    for poll in range(40):
+        if poll == 3:
+            subscriber.close()  # killed between chunks: resumes from the first record still waiting
+            subscriber = mirror_subscriber(mirror, kafka_broker, topic, store=store)
+        subscriber.poll(max_records=1)
+        content = subscriber.sink.content()
+        assert content in (before, after)
+        recorded = max(position.scn for position in subscriber.sink.load()[1].values())
+        assert (recorded >= scn) == (content == after)
+    subscriber.run_until_idle(0.5)
+    _assert_mirror_matches(subscriber, graph)
+    assert subscriber.summary.last_scn == scn
+    subscriber.close()
+    graph.close()

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
+import json
+import math
 import random
+import uuid
 from pathlib import Path
 
 import pytest
 
-from lineage_platform.cdc.content import GraphContent
+from lineage_platform.cdc.avro import decode_event, encode_event
+from lineage_platform.cdc.content import GraphContent, freeze
+from lineage_platform.cdc.events import ChangeEvent
 from lineage_platform.cdc.log_capture import LogCapture
 from lineage_platform.cdc.mirror import SqliteMirror
 from lineage_platform.cdc.store_snapshot import snapshot_events, snapshot_of_store
 from lineage_platform.cdc.subscriber import Position, Snapshot
+from lineage_platform.cdc.values import to_avro
 from tests.cdc.workload import open_store, run_workload
 
 
@@ -69,3 +77,49 @@ def test_the_bi_views_name_datasets_and_lineage(tmp_path: Path) -> None:
         ("usedBy", "db.src", "process:1"),
     ]
     graph.close()
+
+
+EXACT_VALUES = [
+    math.nan,
+    math.inf,
+    -math.inf,
+    -0.0,
+    5e-324,
+    2**63,
+    -(2**63) - 1,
+    2**100,
+    decimal.Decimal("12.30"),
+    decimal.Decimal("-0"),
+    decimal.Decimal("NaN"),
+    dt.datetime(2026, 11, 22, 3, 14, 15, 926535, tzinfo=dt.timezone(dt.timedelta(hours=8))),
+    dt.datetime(2026, 11, 22, 3, 14),
+    dt.date(2026, 1, 2),
+    uuid.UUID(int=2**127 + 3),
+    [math.nan, -0.0, 2**70, [math.inf, [decimal.Decimal("1E+3")]]],
+    {"k": {"nested": [1, {"x", "y"}], "nan": math.nan}, 7: -math.inf},
+    {-0.5, 2**64, "s"},
+]
+
+
+def _exact(value: object) -> object:
+    """The value with its type at every level, and floats/decimals by their exact spelling."""
+    return (type(value).__name__, freeze(value))
+
+
+@pytest.mark.parametrize("value", EXACT_VALUES, ids=repr)
+def test_every_value_type_keeps_its_value_and_type_through_avro_into_the_mirror(
+    tmp_path: Path, value: object
+) -> None:
+    """Failed before: a NaN reached SQLite as NULL, and NaN/inf inside lists or maps went out as non-standard JSON."""
+    event = decode_event(encode_event(ChangeEvent("g", 1, 0, 1, "addVP", 1, "column", 2, "p", value)))
+    datum = to_avro(value)
+    if isinstance(datum, dict):
+        json.loads(datum["json"], parse_constant=lambda word: pytest.fail(f"non-standard JSON {word}"))
+    mirror = SqliteMirror(tmp_path / "mirror.db", "changes")
+    mirror.apply([event, ChangeEvent("g", 1, 1, 1, "setEP", "e-1", "flowsTo", key="k", value=value)], {})
+    mirror.close()
+    content = SqliteMirror(tmp_path / "mirror.db", "changes").content()
+    [(_, _, _, stored)] = content.properties
+    [(_, _, edge_value)] = content.edge_properties
+    assert stored == edge_value == freeze(value)
+    assert _exact(event.value) == _exact(value)

@@ -53,7 +53,7 @@ def _expected(sample: SampleSummary) -> dict[str, int]:
             if item.status == FAILED:
                 failed += 1
                 continue
-            prepared = prepare_query(item.sql, item.engine)
+            prepared = prepare_query(item.sql, item.engine, start_time=item.start_time)
             statements += len(prepared.statements)
             keys.update(statement.key for statement in prepared.statements)
     return {

@@ -53,9 +53,11 @@ def test_script_variables_and_use_apply_like_in_job_logs() -> None:
     sql = (
         "SET hivevar:day=2026-01-05; USE dwd; INSERT OVERWRITE TABLE t SELECT a FROM ods.s WHERE dt='${day}'"
     )
-    [(statement, _)] = decode(query_event(sql))
+    [(statement, _)] = decode(query_event(sql, start_time="2026-01-05T02:00:00.000Z"))
     assert [d.name for d in statement.outputs] == ["dwd.t"]
     assert "${bizdate}" in statement.sql
+    [(undated, _)] = decode(query_event(sql))  # no run time, no business date: the literal stays
+    assert "dt='2026-01-05'" in undated.sql
 
 
 def test_failed_runs_and_ddl_without_lineage_write_nothing() -> None:

@@ -104,7 +104,9 @@ def test_runs_repeat_over_days_with_provenance_and_failures(sample: SampleSummar
         record["host"] and record["cluster"] and record["job"] and record["queue"] for record in records
     )
     runs = Counter(
-        s.key for record in records for s in prepare_query(record["sql"], record["engine"]).statements
+        s.key
+        for record in records
+        for s in prepare_query(record["sql"], record["engine"], start_time=record["start_time"]).statements
     )
     assert sum(1 for count in runs.values() if count >= 3) > len(runs) // 2
 

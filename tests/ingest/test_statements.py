@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from lineage_platform.ingest.statements import (
@@ -33,10 +35,36 @@ def test_normalise_collapses_layout_case_and_comments_but_keeps_literals() -> No
     assert normalise(first) == normalise(second) == second
 
 
-def test_normalise_makes_dates_generic_inside_strings_only() -> None:
+def test_normalise_makes_the_business_date_generic_inside_strings_only() -> None:
     text = "LOAD DATA INPATH '/raw/2026-01-05' INTO TABLE t PARTITION (dt='20260105') -- 2026-01-05"
-    assert normalise(text) == "load data inpath '/raw/${bizdate}' into table t partition (dt='${bizdate}')"
-    assert normalise("SELECT 20260105, '2026010' FROM t") == "select 20260105, '2026010' from t"
+    expected = "load data inpath '/raw/${bizdate}' into table t partition (dt='${bizdate}')"
+    assert normalise(text, date(2026, 1, 5)) == expected
+    assert (
+        normalise("SELECT 20260105, '2026010' FROM t", date(2026, 1, 5))
+        == "select 20260105, '2026010' from t"
+    )
+
+
+def test_dates_other_than_the_business_date_keep_their_literal() -> None:
+    """Failed before: every date became ${bizdate}, so a fixed start read as a one-day read."""
+    prepared = prepare_query(
+        "INSERT INTO t SELECT * FROM s WHERE dt >= '2025-01-01' AND dt <= '2026-01-05'",
+        start_time="2026-01-05T02:00:00.000Z",
+    )
+    assert prepared.statements[0].sql == (
+        "insert into t select * from s where dt >= '2025-01-01' and dt <= '${bizdate}'"
+    )
+    no_run_time = prepare_query("INSERT INTO t SELECT * FROM s WHERE dt = '2026-01-05'")
+    assert "'2026-01-05'" in no_run_time.statements[0].sql
+
+
+def test_a_statement_with_the_run_day_and_the_day_before_keeps_the_earlier_literal() -> None:
+    """Both days cannot be the same placeholder: that would shrink a two-day read to one."""
+    prepared = prepare_query(
+        "INSERT INTO t SELECT * FROM s WHERE dt BETWEEN '2026-01-04' AND '2026-01-05'",
+        start_time="2026-01-05T02:00:00.000Z",
+    )
+    assert "between '2026-01-04' and '${bizdate}'" in prepared.statements[0].sql
 
 
 def test_different_literals_keep_statements_apart() -> None:
@@ -82,6 +110,7 @@ def test_prepare_applies_set_variables_and_use_then_skips_them() -> None:
         "INSERT OVERWRITE TABLE t PARTITION (dt='${bizdate}') SELECT * FROM ${hiveconf:src} WHERE dt='${hivevar:bizdate}';"
         "SHOW TABLES",
         engine="spark",
+        start_time="2026-01-06T01:00:00.000Z",
     )
     assert prepared.without_lineage == {"SET": 2, "USE": 1, "SHOW TABLES": 1}
     [statement] = prepared.statements
@@ -95,9 +124,13 @@ def test_prepare_applies_set_variables_and_use_then_skips_them() -> None:
 
 def test_runs_on_different_days_and_spellings_share_a_key() -> None:
     scheduled = prepare_query(
-        "SET hivevar:bizdate=2026-01-05;\nINSERT INTO t SELECT * FROM s WHERE dt = '${bizdate}'"
+        "SET hivevar:bizdate=2026-01-05;\nINSERT INTO t SELECT * FROM s WHERE dt = '${bizdate}'",
+        start_time="2026-01-05T02:00:00.000Z",
     )
-    resolved = prepare_query("-- daily job\nINSERT  INTO T SELECT * FROM S WHERE DT = '2026-01-09'")
+    resolved = prepare_query(
+        "-- daily job\nINSERT  INTO T SELECT * FROM S WHERE DT = '2026-01-09'",
+        start_time="2026-01-10T02:00:00.000Z",
+    )
     assert scheduled.statements[0].key == resolved.statements[0].key
 
 

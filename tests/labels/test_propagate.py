@@ -145,3 +145,33 @@ def test_a_select_result_holding_pii_is_labelled_and_propagation_still_ends(g) -
     assert {str(t.label) for t in labels.get(f"{result}.phone", [])} == {"PII"}
     assert not labels.get(f"{result}.n")  # count() does not carry PII
     assert summary.rounds == 2  # the result is a leaf: the second round changes nothing
+
+
+def test_aggregates_that_return_values_carry_pii_and_counts_do_not(g) -> None:
+    """Failed before: the PII rule left out AGGREGATION, so max(phone) and collect_set(phone) lost PII."""
+    sql = (
+        "INSERT OVERWRITE TABLE dws.phone_facts SELECT uid, max(phone) AS last_phone, min(phone) AS first_phone, "
+        "collect_set(phone) AS phones, concat_ws(',', collect_list(phone)) AS phone_list, "
+        "count(DISTINCT phone) AS distinct_phones, count(phone) AS phone_rows, "
+        "approx_count_distinct(phone) AS approx_phones FROM ods.users GROUP BY uid"
+    )
+    LineageWriter(g).write(
+        extract_lineage(sql, schema={"ods": {"users": {"uid": "bigint", "phone": "string"}}})
+    )
+    declare(g, [Declaration("ods.users.phone", (Label("PII"), Label("SENSITIVITY", "high")))])
+    propagate(g)
+    columns = [
+        "last_phone",
+        "first_phone",
+        "phones",
+        "phone_list",
+        "distinct_phones",
+        "phone_rows",
+        "approx_phones",
+    ]
+    found = labels_of(g, [f"dws.phone_facts.{c}" for c in columns])
+    labelled = {name.rsplit(".", 1)[1]: {str(t.label) for t in tags} for name, tags in found.items()}
+    for column in ("last_phone", "first_phone", "phones", "phone_list"):
+        assert labelled.get(column) == {"PII", "SENSITIVITY=high"}, column
+    for column in ("distinct_phones", "phone_rows", "approx_phones"):
+        assert not labelled.get(column), column

@@ -125,7 +125,7 @@ def _query_items(
     record = QueryRecord(sql=sql, **vars(run))
     if record.status == FAILED:
         return []
-    prepared = prepare_query(record.sql, record.engine, event.get("default_db"))
+    prepared = prepare_query(record.sql, record.engine, event.get("default_db"), record.start_time)
     items: LineageItems = []
     for statement in prepared.statements:
         parsed = parse_statement(statement, (run,), catalog, function_rules)
