@@ -195,7 +195,7 @@ class Tracer:
     # helpers ---------------------------------------------------------------------------------------------
     def _resolve(self, scope: Scope, column: exp.Column) -> list[Flow]:
         name = column.name.lower()
-        table = column.table.lower()
+        table = column.table  # as the scope keys it (Snowflake's qualify upper-cases unquoted aliases)
         if not table:
             return self._resolve_unqualified(scope, column, name)
         current: Scope | None = scope
@@ -206,7 +206,9 @@ class Tracer:
                     return [Flow(f"{table_name(source)}.{name}")]
                 return self.output_named(source, name, column)
             current = current.parent
-        self.report(f"column {table}.{name} refers to an unknown table alias {table!r}", column)
+        self.report(
+            f"column {table.lower()}.{name} refers to an unknown table alias {table.lower()!r}", column
+        )
         return []
 
     def _resolve_unqualified(self, scope: Scope, column: exp.Column, name: str) -> list[Flow]:
@@ -227,10 +229,21 @@ class Tracer:
         return self._from_the_only_source(scope, name, column)
 
     def _from_the_only_source(self, scope: Scope, name: str, node: exp.Expr) -> list[Flow]:
-        """Resolve ``name`` in the one source of ``scope`` that can have it; report when none or several can."""
-        candidates = [alias for alias, source in scope.sources.items() if self._may_provide(source, name)]
-        if len(candidates) == 1:
-            return self._resolve(scope, exp.column(name, table=candidates[0]))
+        """Resolve ``name`` in the one source of ``scope`` that can have it; report when none or several can.
+
+        Only the sources the scope selects from count (a CTE defined earlier is visible but not read);
+        a subquery none of whose sources can have ``name`` reads it from the enclosing query (correlation).
+        """
+        current: Scope | None = scope
+        while current is not None:
+            candidates = [
+                alias for alias, source in _selected(current).items() if self._may_provide(source, name)
+            ]
+            if len(candidates) == 1:
+                return self._resolve(current, exp.column(name, table=candidates[0]))
+            if candidates or not current.is_subquery:
+                break
+            current = current.parent
         self.report(f"column {name!r} is ambiguous or unknown; add a table qualifier or pass --schema", node)
         return []
 
@@ -301,6 +314,17 @@ class Tracer:
             else:
                 found.extend(self.flows(scope, argument, inner))
         return found
+
+
+def _selected(scope: Scope) -> dict[str, exp.Table | Scope]:
+    """The sources a SELECT reads (FROM, JOIN, LATERAL VIEW); other scopes see all their sources."""
+    if not isinstance(scope.expression, exp.Select):
+        return scope.sources
+    return {alias: source for alias, (_, source) in scope.selected_sources.items()} | {
+        alias: source
+        for alias, source in scope.sources.items()
+        if isinstance(source, Scope) and isinstance(source.expression, exp.Lateral)
+    }
 
 
 def _is_operator(node: exp.Expr) -> bool:

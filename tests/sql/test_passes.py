@@ -57,7 +57,7 @@ CASES = [(name, case) for name in RENDERERS for case in load_cases(name)]
 @pytest.mark.parametrize(("pass_name", "case"), CASES, ids=[f"{n}:{c.title}" for n, c in CASES])
 def test_pass_fixture(pass_name: str, case: FixtureCase) -> None:
     step = next(p for p in extractor.PASSES if p.__name__ == pass_name)
-    analysis = extractor.new_analysis(case.sql, schema=case.schema, default_db="db")
+    analysis = extractor.new_analysis(case.sql, schema=case.schema, dialect=case.dialect, default_db="db")
     if pass_name == "expand_views":
         analysis.session.views["db.v"] = "SELECT t.a AS x, t.b AS y FROM db.t AS t WHERE t.c > 0"
     result = extractor.run_passes(analysis, until=step)
