@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from sqlglot import exp
@@ -9,6 +10,7 @@ from sqlglot import exp
 from lineage_platform.model import RESULT_DATASET, Dataset
 from lineage_platform.sql.analysis import QueryUnit, StatementAnalysis
 from lineage_platform.sql.session import SessionEffect
+from lineage_platform.sql.tracer import file_path, table_name
 
 _SET_VARIABLE = re.compile(
     r"^\s*SET\s+(?:(hivevar|hiveconf|define):)?([\w.\-]+)\s*=\s*(.*?)\s*;?\s*$", re.I | re.S
@@ -38,10 +40,12 @@ def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
     handler = _HANDLERS.get(type(expression))
     if handler is not None:
         handler(analysis, expression)
+    elif isinstance(expression, exp.Select) and isinstance(expression.args.get("into"), exp.Into):
+        _select_into(analysis, expression)
     elif isinstance(expression, exp.Query):
         analysis.operation = "SELECT"
-        analysis.units.append(QueryUnit(Dataset(RESULT_DATASET, "temp"), expression))
-    elif isinstance(expression, exp.Command) and expression.this in ("EXPORT", "IMPORT"):
+        analysis.units.append(QueryUnit(Dataset(RESULT_DATASET, "temp"), unwrap_query(expression)))
+    elif isinstance(expression, exp.Command) and expression.this in ("EXPORT", "IMPORT", "EXCHANGE"):
         _hive_command(analysis, expression)
     elif not isinstance(expression, _NO_LINEAGE):
         analysis.issue(f"{expression.key.upper()} statements are not analysed for lineage", "unsupported")
@@ -58,7 +62,15 @@ def _insert(analysis: StatementAnalysis, insert: exp.Insert) -> None:
 
 
 def _insert_unit(analysis: StatementAnalysis, insert: exp.Insert, query: exp.Expr | None) -> QueryUnit | None:
-    """The unit of one INSERT: target, explicit/partition columns and the query (CTEs moved onto it)."""
+    """The unit of one INSERT: target, explicit/partition columns and the query (CTEs moved onto it).
+
+    ``VALUES`` rows holding a subquery or a column become ``SELECT row UNION ALL SELECT row …``.
+    """
+    if isinstance(query, exp.Values) and _reads_data(query):
+        rows = [exp.select(*(v.copy() for v in row.expressions)) for row in query.expressions]
+        query = functools.reduce(lambda left, right: exp.union(left, right, distinct=False), rows)
+    if isinstance(query, exp.Query):
+        query = unwrap_query(query)
     if not isinstance(query, exp.Query):
         analysis.issue("INSERT ... VALUES writes constants only; no column lineage", "unsupported", insert)
         target = insert.this.this if isinstance(insert.this, exp.Schema) else insert.this
@@ -121,7 +133,13 @@ def _create(analysis: StatementAnalysis, create: exp.Create) -> None:
     name = _qualified(analysis, target)
     dataset_kind = "temp" if create.find(exp.TemporaryProperty) is not None else kind.lower()
     query = create.expression
+    clone = create.args.get("clone")
+    if isinstance(clone, exp.Clone) and isinstance(clone.this, exp.Table):
+        analysis.operation = "CREATE_AS_SELECT"
+        _copy_table(analysis, clone.this, Dataset(name, dataset_kind))
+        return
     if isinstance(query, exp.Query):
+        query = unwrap_query(query)
         analysis.operation = "CREATE_VIEW" if kind == "VIEW" else "CREATE_AS_SELECT"
         explicit = (
             tuple(c.name.lower() for c in create.this.expressions) if create.this is not target else None
@@ -138,12 +156,22 @@ def _create(analysis: StatementAnalysis, create: exp.Create) -> None:
     analysis.outputs.append(Dataset(name, dataset_kind, columns))
 
 
-def _clear(analysis: StatementAnalysis, statement: exp.TruncateTable | exp.Delete) -> None:
-    """TRUNCATE and DELETE write their tables (rows removed) and read nothing else."""
-    tables = statement.expressions if isinstance(statement, exp.TruncateTable) else [statement.this]
-    for table in tables:
+def _truncate(analysis: StatementAnalysis, statement: exp.TruncateTable) -> None:
+    """TRUNCATE writes its tables (rows removed) and reads nothing else."""
+    for table in statement.expressions:
         if isinstance(table, exp.Table):
             analysis.outputs.append(Dataset(_qualified(analysis, table), _kind(analysis, table)))
+
+
+def _delete(analysis: StatementAnalysis, delete: exp.Delete) -> None:
+    """DELETE becomes ``SELECT FROM t [JOIN/USING sources] WHERE condition``: sources are read, their
+    columns decide which rows go (weak edges onto the target), no value is written."""
+    analysis.operation = "DELETE"
+    sources = [delete.this, *(delete.args.get("using") or [])]
+    for target in delete.args.get("tables") or [delete.this]:
+        query, written = _touched_rows(target, sources, delete.args.get("where"), delete.args.get("with_"))
+        dataset = Dataset(_qualified(analysis, written), _kind(analysis, written))
+        analysis.units.append(QueryUnit(dataset, query, ()))
 
 
 def _cache(analysis: StatementAnalysis, cache: exp.Cache) -> None:
@@ -175,6 +203,30 @@ def _alter(analysis: StatementAnalysis, alter: exp.Alter) -> None:
     analysis.outputs.append(Dataset(new, _kind(analysis, alter.this), columns))
 
 
+def _copy_table(analysis: StatementAnalysis, source: exp.Table, target: Dataset) -> None:
+    """Every row of ``source`` copied into ``target`` (CLONE, EXCHANGE PARTITION): column by column when
+    the session knows ``source``'s columns, else table-level only."""
+    columns = analysis.session.columns_of(_qualified(analysis, source))
+    if columns is None:
+        analysis.inputs.append(Dataset(_qualified(analysis, source), _kind(analysis, source)))
+        analysis.outputs.append(target)
+        return
+    query = exp.select(*(exp.column(c) for c in columns)).from_(source.copy())
+    analysis.units.append(QueryUnit(target, query, columns))
+
+
+def _select_into(analysis: StatementAnalysis, select: exp.Select) -> None:
+    """``SELECT … INTO new_table FROM …`` (T-SQL, Postgres) creates the table from the query, as CTAS."""
+    into = select.args["into"]
+    target = into.this
+    query = select.copy()
+    query.set("into", None)
+    analysis.operation = "CREATE_AS_SELECT"
+    temporary = into.args.get("temporary") or target.name.startswith("#")
+    name = _qualified(analysis, target)
+    analysis.units.append(QueryUnit(Dataset(name, "temp" if temporary else "table"), unwrap_query(query)))
+
+
 def _load(analysis: StatementAnalysis, load: exp.LoadData) -> None:
     analysis.operation = "LOAD"
     path = load.args.get("inpath")
@@ -184,6 +236,10 @@ def _load(analysis: StatementAnalysis, load: exp.LoadData) -> None:
 
 def _hive_command(analysis: StatementAnalysis, command: exp.Command) -> None:
     table, path = command.expression.expressions
+    if command.this == "EXCHANGE":  # the partition moves from ``path`` (the other table) into ``table``
+        analysis.operation = "ALTER_EXCHANGE"
+        _copy_table(analysis, path, Dataset(_qualified(analysis, table), _kind(analysis, table)))
+        return
     analysis.operation = command.this
     table_dataset = Dataset(_qualified(analysis, table), _kind(analysis, table))
     path_dataset = Dataset(path.name, "path")
@@ -196,8 +252,22 @@ def _hive_command(analysis: StatementAnalysis, command: exp.Command) -> None:
 
 
 def _use(analysis: StatementAnalysis, use: exp.Use) -> None:
+    """``USE [SCHEMA|DATABASE|CATALOG] name``: the database (or ``catalog.schema``) of unqualified names.
+
+    A one-part schema keeps the current catalog (Trino, Snowflake ``USE SCHEMA s``); a catalog-level name
+    (``USE CATALOG c``, Snowflake ``USE DATABASE d``) opens its default schema (``default``; ``public``
+    in Snowflake), as those engines do.
+    """
     analysis.operation = "USE"
-    analysis.effect = SessionEffect(use_db=use.this.name.lower() if use.this else None)
+    if not isinstance(use.this, exp.Table):
+        return
+    kind = use.text("kind").upper()
+    name = table_name(use.this)
+    if kind == "CATALOG" or (kind == "DATABASE" and analysis.dialect == "snowflake"):
+        name = f"{name}.{'public' if analysis.dialect == 'snowflake' else 'default'}"
+    elif "." not in name and analysis.session.current_catalog:
+        name = f"{analysis.session.current_catalog}.{name}"
+    analysis.effect = SessionEffect(use_db=name)
 
 
 def _set(analysis: StatementAnalysis, _: exp.Set) -> None:
@@ -221,7 +291,7 @@ def _merge(analysis: StatementAnalysis, merge: exp.Merge) -> None:
         then = when.args.get("then")
         if when.args.get("condition") is not None:
             conditions.append(when.args["condition"].copy())
-        for name, value in _merge_assignments(analysis, then, source, ctes):
+        for name, value in _merge_assignments(analysis, then, source, ctes, target):
             assignments.setdefault(name, []).append(value)
     name = _qualified(analysis, target)
     if not assignments:
@@ -238,9 +308,14 @@ def _merge(analysis: StatementAnalysis, merge: exp.Merge) -> None:
 
 
 def _merge_assignments(
-    analysis: StatementAnalysis, then: exp.Expr | None, source: exp.Expr, ctes: exp.Expr | None
+    analysis: StatementAnalysis,
+    then: exp.Expr | None,
+    source: exp.Expr,
+    ctes: exp.Expr | None,
+    target: exp.Table,
 ) -> list[tuple[str, exp.Expr]]:
-    """(target column, value) pairs of one WHEN branch; ``UPDATE SET *`` / ``INSERT *`` copy by name."""
+    """(target column, value) pairs of one WHEN branch; ``UPDATE SET *`` / ``INSERT *`` copy by name,
+    ``INSERT VALUES (…)`` without a column list fills the target's known columns in order."""
     if isinstance(then, exp.Update):
         if any(isinstance(a, exp.Star) for a in then.expressions):
             return _copy_all(analysis, source, ctes, then)
@@ -248,10 +323,18 @@ def _merge_assignments(
     if isinstance(then, exp.Insert):
         if isinstance(then.this, exp.Star):
             return _copy_all(analysis, source, ctes, then)
-        if isinstance(then.this, exp.Tuple) and isinstance(then.expression, exp.Tuple):
-            return [
-                (c.name.lower(), v.copy()) for c, v in zip(then.this.expressions, then.expression.expressions)
-            ]
+        if not isinstance(then.expression, exp.Tuple):
+            return []
+        if isinstance(then.this, exp.Tuple):
+            names = [c.name.lower() for c in then.this.expressions]
+        else:
+            names = list(analysis.session.columns_of(_qualified(analysis, target)) or ())
+            if not names:
+                analysis.issue(
+                    f"MERGE ... INSERT VALUES needs the columns of {target.name!r}; pass its schema",
+                    node=then,
+                )
+        return [(name, value.copy()) for name, value in zip(names, then.expression.expressions)]
     return []
 
 
@@ -284,16 +367,93 @@ def _source_columns(
 
 
 def _update(analysis: StatementAnalysis, update: exp.Update) -> None:
-    """UPDATE becomes ``SELECT new values FROM t WHERE condition`` written to ``t``."""
-    analysis.operation = "OTHER"
-    target = update.this
-    query = exp.select(*(a.expression.copy() for a in update.expressions)).from_(target.copy())
-    if update.args.get("where") is not None:
-        query.set("where", update.args["where"].copy())
+    """UPDATE becomes ``SELECT new values FROM t [JOIN / FROM sources] WHERE condition`` written to ``t``."""
+    analysis.operation = "UPDATE"
+    from_ = update.args.get("from_")
+    sources = [update.this, *([from_.this, *(from_.args.get("joins") or [])] if from_ is not None else [])]
+    query, written = _touched_rows(update.this, sources, update.args.get("where"), update.args.get("with_"))
+    for assignment in update.expressions:
+        query.select(assignment.expression.copy(), copy=False)
     names = tuple(a.this.name.lower() for a in update.expressions)
     analysis.units.append(
-        QueryUnit(Dataset(_qualified(analysis, target), _kind(analysis, target)), query, names)
+        QueryUnit(Dataset(_qualified(analysis, written), _kind(analysis, written)), query, names)
     )
+
+
+def _touched_rows(
+    target: exp.Table, sources: list[exp.Expr], where: exp.Expr | None, ctes: exp.Expr | None
+) -> tuple[exp.Select, exp.Table]:
+    """``SELECT FROM sources WHERE …`` over the rows an UPDATE/DELETE touches, and the table it writes.
+
+    ``target`` may name a source by its alias (T-SQL ``UPDATE a … FROM t a``, MySQL ``DELETE a FROM t a``);
+    sources carry their joins (MySQL ``UPDATE t JOIN s``) or are joins (``FROM s JOIN u``); the rest are
+    cross-joined.
+    """
+    parts: list[exp.Expr] = []
+    own: exp.Expr | None = None
+    for source in sources:
+        part = source.copy()
+        if source is target:
+            own = part
+        attached = part.args.get("joins") or []
+        if not isinstance(part, exp.Join):
+            part.set("joins", None)
+        parts.extend([part, *attached])
+    relations = [p.this if isinstance(p, exp.Join) else p for p in parts]
+    named = next(
+        (
+            r
+            for r in relations
+            if r is not own and isinstance(r, exp.Table) and not target.db and r.alias_or_name == target.name
+        ),
+        None,
+    )
+    if named is not None and own is not None:
+        parts.remove(own)
+    elif named is None and own is None:
+        parts.insert(0, target.copy())
+    first, *rest = parts
+    query = exp.Select().from_(first.this if isinstance(first, exp.Join) else first)
+    joins = [p if isinstance(p, exp.Join) else exp.Join(this=p) for p in rest]
+    if joins:
+        query.set("joins", joins)
+    if where is not None:
+        query.set("where", where.copy())
+    if ctes is not None:
+        query.set("with_", ctes.copy())
+    return query, named if named is not None else target
+
+
+def unwrap_query(query: exp.Query) -> exp.Query:
+    """The query without redundant parentheses, at the top and around set-operation branches.
+
+    >>> unwrap_query(exp.maybe_parse("((SELECT a FROM t) UNION (SELECT b FROM u))")).sql()
+    'SELECT a FROM t UNION SELECT b FROM u'
+    """
+    while _redundant(query):
+        inner = query.this
+        if query.args.get("with_") is not None and not inner.args.get("with_"):
+            inner.set("with_", query.args["with_"])
+        query = inner
+    for operation in list(query.find_all(exp.SetOperation)):
+        for key in ("this", "expression"):
+            branch = operation.args.get(key)
+            while _redundant(branch):
+                branch = branch.this
+            operation.set(key, branch)
+    return query
+
+
+def _redundant(node: exp.Expr | None) -> bool:
+    """A parenthesised query with nothing of its own (no alias, ORDER BY, LIMIT, …)."""
+    return isinstance(node, exp.Subquery) and all(
+        value is None or value == [] or key in ("this", "with_") for key, value in node.args.items()
+    )
+
+
+def _reads_data(values: exp.Values) -> bool:
+    """Whether VALUES rows hold more than constants (a scalar subquery or a column)."""
+    return any(isinstance(node, (exp.Subquery, exp.Column)) for node in values.walk())
 
 
 _HANDLERS = {
@@ -308,19 +468,19 @@ _HANDLERS = {
     exp.Set: _set,
     exp.Merge: _merge,
     exp.Update: _update,
-    exp.TruncateTable: _clear,
-    exp.Delete: _clear,
+    exp.TruncateTable: _truncate,
+    exp.Delete: _delete,
 }
 
 
 def _qualified(analysis: StatementAnalysis, table: exp.Table) -> str:
     """``db.table`` in lower case, unqualified names taken to the session's current database."""
-    return analysis.session.qualify_name(
-        ".".join(p for p in (table.catalog, table.db, table.name) if p).lower()
-    )
+    return file_path(table) or analysis.session.qualify_name(table_name(table))
 
 
 def _kind(analysis: StatementAnalysis, table: exp.Table) -> str:
+    if file_path(table):
+        return "path"
     return "temp" if _qualified(analysis, table) in analysis.session.temporary else "table"
 
 

@@ -21,6 +21,11 @@ _HIVE_COMMANDS = {
     "IMPORT": re.compile(
         rf"^\s*IMPORT\s+(?:EXTERNAL\s+)?TABLE\s+{_TABLE_NAME}\s+FROM\s+{_PATH}", re.I | re.S
     ),
+    "EXCHANGE": re.compile(
+        r"^\s*ALTER\s+TABLE\s+(?P<table>[\w`.]+)\s+EXCHANGE\s+PARTITION\s*\((?P<partition>[^)]*)\)"
+        r"\s+WITH\s+TABLE\s+(?P<source>[\w`.]+)",
+        re.I | re.S,
+    ),
 }
 
 
@@ -34,7 +39,8 @@ class StatementParseError(SqlError):
 
 
 def parse_statement(text: str, dialect: str) -> exp.Expr:
-    """Parse one statement; Hive ``EXPORT``/``IMPORT`` become a ``Command`` holding (table, path).
+    """Parse one statement; Hive ``EXPORT``/``IMPORT`` become a ``Command`` holding (table, path),
+    ``ALTER TABLE t EXCHANGE PARTITION (…) WITH TABLE s`` one named ``EXCHANGE`` holding (t, s).
 
     ``SET`` statements are not parsed (Hive's ``SET a.b=c`` is not SQL): they become an empty ``Set``.
 
@@ -79,6 +85,11 @@ def _hive_command(text: str, dialect: str) -> exp.Command | None:
         match = pattern.match(text)
         if match:
             table = exp.to_table(match.group("table").replace("`", ""), dialect=dialect)
-            path = exp.Literal.string(match.group("path"))
+            other = match.groupdict().get("path")
+            path = (
+                exp.Literal.string(other)
+                if other is not None
+                else exp.to_table(match.group("source").replace("`", ""), dialect=dialect)
+            )
             return exp.Command(this=name, expression=exp.Tuple(expressions=[table, path]))
     return None

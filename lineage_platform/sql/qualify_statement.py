@@ -22,7 +22,8 @@ def qualify_statement(analysis: StatementAnalysis, *, expand_stars: bool = True)
     for unit in analysis.units:
         options = {
             "dialect": analysis.dialect,
-            "db": session.current_db,
+            "db": session.current_db.rpartition(".")[2],
+            "catalog": session.current_catalog,
             "schema": session.schema,
             "expand_stars": expand_stars,
             "validate_qualify_columns": False,

@@ -128,8 +128,22 @@ class Session:
         return self.catalog.columns_of(qualified)
 
     def qualify_name(self, name: str) -> str:
-        """``db.table`` for a possibly unqualified lower-case table name."""
-        return name if "." in name else f"{self.current_db}.{name}"
+        """``db.table`` for a possibly unqualified lower-case table name.
+
+        After ``USE catalog.schema`` the current database has two parts: ``t`` becomes
+        ``catalog.schema.t`` and ``s.t`` becomes ``catalog.s.t``.
+        """
+        parts = name.count(".")
+        if parts == 0:
+            return f"{self.current_db}.{name}"
+        catalog = self.current_catalog
+        return f"{catalog}.{name}" if parts == 1 and catalog else name
+
+    @property
+    def current_catalog(self) -> str | None:
+        """The catalog part of the current database (set by ``USE catalog.schema``), else None."""
+        catalog, _, _ = self.current_db.rpartition(".")
+        return catalog or None
 
     def apply(self, effect: SessionEffect) -> None:
         """Record a statement's effect so later statements see it."""

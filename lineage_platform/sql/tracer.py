@@ -49,9 +49,26 @@ PLAIN = Usage()
 """A value used as it is (strong, IDENTITY)."""
 
 
+FILE_FORMATS = frozenset({"parquet", "csv", "json", "orc", "delta", "text", "avro", "binaryfile", "iceberg"})
+"""Spark's ``format.`/path``` file sources: the table's "database" names the format."""
+
+
 def table_name(table: exp.Table) -> str:
-    """Lower-case ``db.table`` (or ``catalog.db.table``) of a qualified table reference."""
-    return ".".join(part for part in (table.catalog, table.db, table.name) if part).lower()
+    """Lower-case ``db.table`` (or ``catalog.db.table``) of a qualified table reference; a file source's path.
+
+    >>> table_name(exp.to_table("c.s.t")), table_name(exp.maybe_parse("parquet.`/data/x`", into=exp.Table, dialect="spark"))
+    ('c.s.t', '/data/x')
+    """
+    return (
+        file_path(table) or ".".join(part for part in (table.catalog, table.db, table.name) if part).lower()
+    )
+
+
+def file_path(table: exp.Table) -> str | None:
+    """The path of a Spark file source (``parquet.`/dir```, ``delta.`s3://b/t```), else None."""
+    if table.db.lower() in FILE_FORMATS and not table.catalog and ("/" in table.name or ":" in table.name):
+        return table.name
+    return None
 
 
 class Tracer:

@@ -36,7 +36,7 @@ RENDERERS = {
     "prune_projections": _queries,
     "collect_datasets": lambda a: (
         [f"in {d.name}" for d in extractor._unique_datasets(a.inputs)]
-        + [f"out {d.name} {','.join(d.columns)}" for d in a.outputs]
+        + [f"out {d.name} {','.join(d.columns)}".rstrip() for d in a.outputs]
     ),
     "trace_columns": _edges,
     "build_scopes": lambda a: [" ".join(s.scope_type.name for s in u.scope.traverse()) for u in a.units],
