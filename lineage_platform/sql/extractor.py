@@ -22,6 +22,7 @@ from lineage_platform.sql.analysis import StatementAnalysis
 from lineage_platform.sql.build_scopes import build_scopes
 from lineage_platform.sql.classify_statement import classify_statement
 from lineage_platform.sql.collect_datasets import collect_datasets
+from lineage_platform.sql.eliminate_unused_ctes import eliminate_unused_ctes
 from lineage_platform.sql.expand_views import expand_views
 from lineage_platform.sql.extract_predicates import extract_predicates
 from lineage_platform.sql.parsing import StatementParseError, parse_statement
@@ -46,6 +47,7 @@ Pass = Callable[..., StatementAnalysis]
 PASSES: tuple[Pass, ...] = (
     classify_statement,
     expand_views,
+    eliminate_unused_ctes,
     resolve_join_using,
     qualify_statement,
     simplify_statement,

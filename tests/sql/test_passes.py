@@ -30,6 +30,7 @@ RENDERERS = {
         + [f"{d.kind} {d.name}" for d in a.inputs + a.outputs]
     ),
     "expand_views": _queries,
+    "eliminate_unused_ctes": _queries,
     "resolve_join_using": _queries,
     "qualify_statement": _queries,
     "simplify_statement": _queries,
