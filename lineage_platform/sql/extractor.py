@@ -25,6 +25,7 @@ from lineage_platform.sql.collect_datasets import collect_datasets
 from lineage_platform.sql.eliminate_unused_ctes import eliminate_unused_ctes
 from lineage_platform.sql.expand_views import expand_views
 from lineage_platform.sql.extract_predicates import extract_predicates
+from lineage_platform.sql.name_outputs import name_outputs
 from lineage_platform.sql.parsing import StatementParseError, parse_statement
 from lineage_platform.sql.prune_projections import prune_projections
 from lineage_platform.sql.qualify_statement import qualify_statement
@@ -49,6 +50,7 @@ PASSES: tuple[Pass, ...] = (
     expand_views,
     eliminate_unused_ctes,
     resolve_join_using,
+    name_outputs,
     qualify_statement,
     simplify_statement,
     prune_projections,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify import qualify
 
@@ -40,26 +39,4 @@ def qualify_statement(analysis: StatementAnalysis, *, expand_stars: bool = True)
             except SqlglotError as error:
                 analysis.issue(f"tables could not be qualified: {error}", node=unit.query)
                 continue
-        _name_outputs(unit.query, hive_names=analysis.dialect == "hive")
     return analysis
-
-
-def _name_outputs(query: exp.Expr, *, hive_names: bool) -> None:
-    """Give every unnamed projection a name: ``_c<position>`` as Hive does, else sqlglot's ``_col_<position>``.
-
-    sqlglot names unaliased expressions ``_col_<n>``; Hive calls them ``_c<n>`` (and queries may read
-    ``sub._c0``), so in the Hive dialect those names are rewritten.
-    """
-    for select in query.find_all(exp.Select):
-        for position, projection in enumerate(select.selects):
-            if isinstance(projection, exp.Star) or (
-                isinstance(projection, exp.Column) and projection.is_star
-            ):
-                continue
-            name = projection.alias_or_name
-            if not name:
-                projection.replace(
-                    exp.alias_(projection.copy(), f"_c{position}" if hive_names else f"_col_{position}")
-                )
-            elif hive_names and isinstance(projection, exp.Alias) and name == f"_col_{position}":
-                projection.set("alias", exp.to_identifier(f"_c{position}"))

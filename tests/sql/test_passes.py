@@ -31,6 +31,7 @@ RENDERERS = {
     ),
     "expand_views": _queries,
     "eliminate_unused_ctes": _queries,
+    "name_outputs": _queries,
     "resolve_join_using": _queries,
     "qualify_statement": _queries,
     "simplify_statement": _queries,
