@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
 from sqlglot.schema import MappingSchema
 
 from lineage_platform.errors import SqlError
@@ -59,22 +61,33 @@ class Catalog:
                 raise SqlError(f"view {name!r} has no database", hint="name catalog views db.view")
         seed = json.dumps([self.mapping, self.views], sort_keys=True)
         self.fingerprint = hashlib.sha1(seed.encode()).hexdigest()
-        self.schema = MappingSchema(self.mapping, dialect=dialect, normalize=False)
+        self.schema = _sqlglot_schema(self.mapping, dialect)
 
     def columns_of(self, qualified: str) -> tuple[str, ...] | None:
-        """Known column names of ``db.table`` in catalog order, or None when the table is unknown."""
-        db, _, table = qualified.rpartition(".")
-        mapping = self.schema.mapping.get(db, {}).get(table)
+        """Known column names of ``db.table`` in catalog order, or None when the table is unknown.
+
+        The catalog has two levels, as sqlglot reads it: ``catalog.db.table`` is looked up as ``db.table``.
+        """
+        db, table = _two_parts(qualified)
+        mapping = self.mapping.get(db, {}).get(table)
         return tuple(mapping) if mapping else None
+
+    def add_table(self, qualified: str, columns: tuple[str, ...]) -> None:
+        """Record a table a script created (only ever on a :meth:`private_copy`)."""
+        db, table = _two_parts(qualified)
+        self.mapping.setdefault(db, {})[table] = dict.fromkeys(columns, "string")
+        self.schema.add_table(
+            exp.table_(table, db), dict.fromkeys(columns, "string"), dialect=self.dialect, normalize=True
+        )
 
     def private_copy(self) -> Catalog:
         """A copy a script may add tables to without touching this catalog (same fingerprint)."""
         copy = Catalog.__new__(Catalog)
         copy.dialect = self.dialect
-        copy.mapping = {db: dict(tables) for db, tables in self.schema.mapping.items()}
+        copy.mapping = {db: dict(tables) for db, tables in self.mapping.items()}
         copy.views = self.views
         copy.fingerprint = self.fingerprint
-        copy.schema = MappingSchema(copy.mapping, dialect=self.dialect, normalize=False)
+        copy.schema = _sqlglot_schema(copy.mapping, self.dialect)
         return copy
 
 
@@ -159,13 +172,24 @@ class Session:
             self.catalog = self.catalog.private_copy()
             self._private_catalog = True
         for name, columns in effect.tables:
-            self.schema.add_table(
-                name, dict.fromkeys(columns, "string"), dialect=self.dialect, normalize=False
-            )
+            self.catalog.add_table(name, columns)
             self.views.pop(name, None)
         self.views.update(effect.views)
         self.temporary.update(effect.temporary)
         self.fingerprint = hashlib.sha1(f"{self.fingerprint}{effect!r}".encode()).hexdigest()
+
+
+def _sqlglot_schema(mapping: dict[str, dict[str, dict[str, str]]], dialect: str) -> MappingSchema:
+    """sqlglot's view of a lower-case catalog: keys upper-cased where the dialect folds names up (Snowflake,
+    Oracle), as its ``qualify`` does to the query."""
+    strategy = Dialect.get_or_raise(dialect).NORMALIZATION_STRATEGY
+    return MappingSchema(mapping, dialect=dialect, normalize=strategy is NormalizationStrategy.UPPERCASE)
+
+
+def _two_parts(qualified: str) -> tuple[str, str]:
+    """(db, table) of ``db.table`` or ``catalog.db.table``: the two levels the catalog keeps."""
+    head, _, table = qualified.rpartition(".")
+    return head.rpartition(".")[2], table
 
 
 def normalize_schema(schema: Mapping[str, Any]) -> dict[str, dict[str, dict[str, str]]]:

@@ -299,3 +299,45 @@ def test_misspelt_option_is_refused_with_the_accepted_names() -> None:
     with pytest.raises(SqlError) as raised:
         extract_lineage("SELECT 1", function_rule={})
     assert "function_rule" in str(raised.value) and "function_rules" in raised.value.hint
+
+
+@pytest.mark.parametrize(
+    ("dialect", "script", "table"),
+    [
+        ("trino", "USE db1.schema1; INSERT INTO o SELECT a FROM t", "db1.schema1"),
+        ("snowflake", "USE SCHEMA db1.s; INSERT INTO o SELECT a FROM t", "db1.s"),
+        ("snowflake", "USE DATABASE d; INSERT INTO o SELECT a FROM t", "d.public"),
+        ("databricks", "USE CATALOG main; INSERT INTO o SELECT a FROM t", "main.default"),
+        ("spark", "USE c.s; INSERT INTO o SELECT a FROM t", "c.s"),
+    ],
+)
+def test_use_catalog_schema_qualifies_later_names(dialect: str, script: str, table: str) -> None:
+    [use, insert] = extract_lineage(script, dialect=dialect)
+    assert use.operation == "USE"
+    assert _strong(insert) == {(f"{table}.t.a", f"{table}.o.a")}
+
+
+def test_use_schema_keeps_the_current_catalog_and_two_part_names_get_it() -> None:
+    script = "USE cat.s1; USE s2; INSERT INTO x.o SELECT a FROM t"
+    records = extract_lineage(script, dialect="trino")
+    assert _strong(records[2]) == {("cat.s2.t.a", "cat.x.o.a")}
+
+
+@pytest.mark.parametrize("dialect", ["snowflake", "trino", "spark", "postgres"])
+def test_three_part_ctas_then_two_part_ddl_share_the_catalog(dialect: str) -> None:
+    script = (
+        "CREATE TABLE an.pub.daily AS SELECT a FROM raw.pub.orders;"
+        "CREATE TABLE dw.x AS SELECT * FROM an.pub.daily;"
+        "INSERT INTO dw.y SELECT * FROM dw.x"
+    )
+    records = extract_lineage(script, dialect=dialect)
+    assert [r.errors for r in records] == [(), (), ()]
+    assert _strong(records[1]) == {("an.pub.daily.a", "dw.x.a")}
+    assert _strong(records[2]) == {("dw.x.a", "dw.y.a")}
+
+
+def test_snowflake_star_expands_from_a_lower_case_schema() -> None:
+    [record] = extract_lineage(
+        "INSERT INTO dw.b SELECT * FROM DW.A", dialect="snowflake", schema={"dw": {"a": {"X": "int"}}}
+    )
+    assert _strong(record) == {("dw.a.x", "dw.b.x")}
