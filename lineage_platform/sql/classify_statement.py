@@ -234,6 +234,45 @@ def _load(analysis: StatementAnalysis, load: exp.LoadData) -> None:
     analysis.outputs.append(Dataset(_qualified(analysis, load.this), _kind(analysis, load.this)))
 
 
+def _copy(analysis: StatementAnalysis, copy: exp.Copy) -> None:
+    """``COPY`` between a table (or a query) and files: Snowflake ``COPY INTO t FROM @stage`` / ``COPY INTO
+    @stage FROM (SELECT …)``, Postgres ``COPY t FROM 'file'`` / ``COPY (SELECT …) TO 'file'``.
+
+    Into a table it is a ``LOAD`` (files in, table out), into files an ``EXPORT``; a query is traced.
+    """
+    this = copy.this.this if isinstance(copy.this, exp.Schema) else copy.this
+    files = copy.args.get("files") or []
+    if copy.args.get("kind"):  # COPY [INTO] this FROM files
+        sources, target = files, this
+    else:  # COPY this TO files
+        sources, target = [this], files[0] if files else None
+    written = _location(analysis, target) if target is not None else None
+    if written is None:
+        return
+    analysis.operation = "EXPORT" if written.kind == "path" else "LOAD"
+    for source in sources:
+        query = source.this if isinstance(source, exp.Subquery) else None
+        if isinstance(query, exp.Query):
+            analysis.units.append(QueryUnit(written, unwrap_query(query)))
+            continue
+        read = _location(analysis, source)
+        if read is not None:
+            analysis.inputs.append(read)
+    if not analysis.units:
+        analysis.outputs.append(written)
+
+
+def _location(analysis: StatementAnalysis, node: exp.Expr) -> Dataset | None:
+    """A COPY end: a file path or stage (``'s3://…'``, ``@stage/dir``) or a table."""
+    if isinstance(node, exp.Literal):
+        return Dataset(node.name, "path")
+    if isinstance(node, exp.Table):
+        if isinstance(node.this, exp.Literal) or node.name.startswith("@"):
+            return Dataset(node.name, "path")
+        return Dataset(_qualified(analysis, node), _kind(analysis, node))
+    return None
+
+
 def _hive_command(analysis: StatementAnalysis, command: exp.Command) -> None:
     table, path = command.expression.expressions
     if command.this == "EXCHANGE":  # the partition moves from ``path`` (the other table) into ``table``
@@ -421,7 +460,23 @@ def _touched_rows(
         query.set("where", where.copy())
     if ctes is not None:
         query.set("with_", ctes.copy())
-    return query, named if named is not None else target
+    return query, _cte_base(named if named is not None else target, ctes)
+
+
+def _cte_base(table: exp.Table, ctes: exp.Expr | None) -> exp.Table:
+    """The table written through a CTE (T-SQL ``WITH c AS (SELECT … FROM t) DELETE FROM c``): the CTE's
+    one source table, followed through CTEs over CTEs; other tables come back unchanged."""
+    seen: set[str] = set()
+    while isinstance(ctes, exp.With) and not table.db and table.name.lower() not in seen:
+        seen.add(table.name.lower())
+        body = next((c.this for c in ctes.expressions if c.alias_or_name.lower() == table.name.lower()), None)
+        source = (
+            body.args.get("from_") if isinstance(body, exp.Select) and not body.args.get("joins") else None
+        )
+        if source is None or not isinstance(source.this, exp.Table):
+            break
+        table = source.this
+    return table
 
 
 def unwrap_query(query: exp.Query) -> exp.Query:
@@ -469,6 +524,7 @@ _HANDLERS = {
     exp.Merge: _merge,
     exp.Update: _update,
     exp.TruncateTable: _truncate,
+    exp.Copy: _copy,
     exp.Delete: _delete,
 }
 

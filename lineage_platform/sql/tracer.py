@@ -99,6 +99,9 @@ class Tracer:
     def output_named(self, scope: Scope, name: str, node: exp.Expr) -> list[Flow]:
         """Flows into the output column called ``name`` of ``scope``."""
         expression = scope.expression
+        inner = self._lateral_query(scope)
+        if inner is not None:
+            return self.output_named(inner, name, node)
         if isinstance(expression, exp.Lateral):
             names = (
                 [c.name.lower() for c in expression.args["alias"].columns]
@@ -125,12 +128,23 @@ class Tracer:
             )
             return [f for child in children for f in self.output_at(child, position)]
         if isinstance(expression, exp.Lateral):
+            inner = self._lateral_query(scope)
+            if inner is not None:
+                return self.output_at(inner, position)
             return self._udtf_output(scope, expression, position)
         if isinstance(expression, exp.Select):
             selects = expression.selects
             if position < len(selects):
                 return self.flows(scope, selects[position])
         return []
+
+    def _lateral_query(self, scope: Scope) -> Scope | None:
+        """The subquery scope of ``LATERAL (SELECT …)`` / T-SQL ``CROSS APPLY (SELECT …)``, else None."""
+        lateral = scope.expression
+        if not isinstance(lateral, exp.Lateral):
+            return None
+        query = lateral.this.this if isinstance(lateral.this, exp.Subquery) else lateral.this
+        return self._scopes.get(id(query)) if isinstance(query, exp.Query) else None
 
     def _udtf_output(self, scope: Scope, lateral: exp.Lateral, position: int) -> list[Flow]:
         function = lateral.this
@@ -269,6 +283,9 @@ class Tracer:
         if isinstance(source, exp.Table):
             known = self.known_columns(table_name(source))
             return known is None or name in known
+        inner = self._lateral_query(source)
+        if inner is not None:
+            return self._may_provide(inner, name)
         expression = source.expression
         if isinstance(expression, exp.Lateral):
             alias = expression.args.get("alias")
