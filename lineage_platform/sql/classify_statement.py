@@ -373,8 +373,20 @@ def _merge_assignments(
                     f"MERGE ... INSERT VALUES needs the columns of {target.name!r}; pass its schema",
                     node=then,
                 )
-        return [(name, value.copy()) for name, value in zip(names, then.expression.expressions)]
+        return [
+            (name, _from_source(value, source)) for name, value in zip(names, then.expression.expressions)
+        ]
     return []
+
+
+def _from_source(value: exp.Expr, source: exp.Expr) -> exp.Expr:
+    """An INSERT branch's value with unqualified columns read from the MERGE source (no target row exists)."""
+    value = value.copy()
+    alias = source.alias_or_name
+    for column in list(value.find_all(exp.Column)):
+        if not column.table and alias and column.find_ancestor(exp.Subquery) is None:
+            column.set("table", exp.to_identifier(alias))
+    return value
 
 
 def _copy_all(

@@ -102,12 +102,8 @@ class Tracer:
         inner = self._lateral_query(scope)
         if inner is not None:
             return self.output_named(inner, name, node)
-        if isinstance(expression, exp.Lateral):
-            names = (
-                [c.name.lower() for c in expression.args["alias"].columns]
-                if expression.args.get("alias")
-                else []
-            )
+        if isinstance(expression, _UDTFS):
+            names = _udtf_names(expression)
         else:
             names = [n.lower() for n in leftmost_select(expression).named_selects]
         if name in names:
@@ -132,6 +128,8 @@ class Tracer:
             if inner is not None:
                 return self.output_at(inner, position)
             return self._udtf_output(scope, expression, position)
+        if isinstance(expression, exp.Unnest):
+            return self._unnest_output(scope, expression, position)
         if isinstance(expression, exp.Select):
             selects = expression.selects
             if position < len(selects):
@@ -159,6 +157,19 @@ class Tracer:
         if fields is not None:
             return [f for field in fields for f in self.flows(scope, field, usage)]
         return [f for argument in arguments for f in self.flows(scope, argument, usage)]
+
+    def _unnest_output(self, scope: Scope, unnest: exp.Unnest, position: int) -> list[Flow]:
+        """``UNNEST(a, b) AS x(ea, eb)``: one array per column; ``UNNEST(m) AS x(k, v)`` (a map or rows): every
+        column from the one argument. ``WITH OFFSET`` / ``ORDINALITY`` columns carry no value."""
+        arrays = unnest.expressions
+        names = _udtf_names(unnest)
+        offset = unnest.args.get("offset")
+        if isinstance(offset, exp.Expr) and names and position == len(names) - 1 and offset.name:
+            return []
+        if len(arrays) > 1:
+            arrays = arrays[position : position + 1]
+        usage = Usage().transformed()
+        return [f for array in arrays for f in self.flows(scope, array, usage)]
 
     # expressions -----------------------------------------------------------------------------------------
     def flows(self, scope: Scope, node: exp.Expr, usage: Usage = PLAIN) -> list[Flow]:
@@ -267,9 +278,11 @@ class Tracer:
         """
         current: Scope | None = scope
         while current is not None:
-            candidates = [
-                alias for alias, source in _selected(current).items() if self._may_provide(source, name)
-            ]
+            sources = _selected(current)
+            candidates = [alias for alias, source in sources.items() if self._may_provide(source, name)]
+            if len(candidates) > 1:  # a source naming the column beats tables of unknown schema
+                declared = [a for a in candidates if self._declares(sources[a], name)]
+                candidates = declared if len(declared) == 1 else candidates
             if len(candidates) == 1:
                 return self._resolve(current, exp.column(name, table=candidates[0]))
             if candidates or not current.is_subquery:
@@ -287,11 +300,18 @@ class Tracer:
         if inner is not None:
             return self._may_provide(inner, name)
         expression = source.expression
-        if isinstance(expression, exp.Lateral):
-            alias = expression.args.get("alias")
-            return alias is not None and name in (c.name.lower() for c in alias.columns)
+        if isinstance(expression, _UDTFS):
+            return name in _udtf_names(expression)
         outputs = [n.lower() for n in leftmost_select(expression).named_selects]
         return name in outputs or "*" in outputs
+
+    def _declares(self, source: exp.Table | Scope, name: str) -> bool:
+        """Whether ``source`` is known to have ``name`` (a catalog table listing it, a query or UDTF naming it)."""
+        if isinstance(source, exp.Table):
+            return name in (self.known_columns(table_name(source)) or ())
+        return self._may_provide(source, name) and not (
+            isinstance(source.expression, exp.Select) and "*" in source.expression.named_selects
+        )
 
     def _subquery(self, scope: Scope, node: exp.Expr, usage: Usage) -> list[Flow]:
         query = node.this if isinstance(node, (exp.Subquery, exp.Exists)) else node
@@ -359,6 +379,20 @@ def _selected(scope: Scope) -> dict[str, exp.Table | Scope]:
         for alias, source in scope.sources.items()
         if isinstance(source, Scope) and isinstance(source.expression, exp.Lateral)
     }
+
+
+_UDTFS = (exp.Lateral, exp.Unnest)
+
+
+def _udtf_names(udtf: exp.Expr) -> list[str]:
+    """Output names of a LATERAL VIEW / UNNEST: its alias's column list (BigQuery ``UNNEST(a) AS e``: ``e``),
+    then the ``WITH OFFSET AS`` column."""
+    alias = udtf.args.get("alias")
+    names = [c.name.lower() for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
+    offset = udtf.args.get("offset")
+    if isinstance(offset, exp.Expr) and offset.name:
+        names.append(offset.name.lower())
+    return names
 
 
 def _is_operator(node: exp.Expr) -> bool:
