@@ -333,12 +333,11 @@ def _merge(analysis: StatementAnalysis, merge: exp.Merge) -> None:
         for name, value in _merge_assignments(analysis, then, source, ctes, target):
             assignments.setdefault(name, []).append(value)
     name = _qualified(analysis, target)
-    if not assignments:
-        analysis.outputs.append(Dataset(name, _kind(analysis, target)))
-        return
+    # without known assignments (DELETE branches, ``*`` over an unknown source) the rows are still read
     names = tuple(n for n, values in assignments.items() for _ in values)
     projections = [v for values in assignments.values() for v in values]
-    query = exp.select(*projections).from_(target.copy()).join(source.copy(), on=merge.args["on"].copy())
+    query = exp.Select().from_(target.copy()).join(source.copy(), on=merge.args["on"].copy())
+    query.set("expressions", projections)
     if conditions:
         query = query.where(exp.or_(*conditions))
     if ctes is not None:

@@ -43,8 +43,9 @@ def name_outputs(analysis: StatementAnalysis) -> StatementAnalysis:
 
 
 def _has_own_name(projection: exp.Expr, dialect: str) -> bool:
-    """Columns, struct fields, stars and aliased expressions are named already (Spark: casts of columns too)."""
-    if isinstance(projection, (exp.Alias, exp.Column, exp.Dot, exp.Star)):
+    """Columns, struct fields, stars and aliased expressions (``AS (a, b)`` too) are named already (Spark: casts
+    of columns too)."""
+    if isinstance(projection, (exp.Alias, exp.Aliases, exp.Column, exp.Dot, exp.Star)):
         return True
     if dialect in _SPARK:
         return isinstance(projection, exp.Cast) and isinstance(projection.this, exp.Column)

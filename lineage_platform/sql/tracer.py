@@ -131,7 +131,7 @@ class Tracer:
         if isinstance(expression, exp.Unnest):
             return self._unnest_output(scope, expression, position)
         if isinstance(expression, exp.Select):
-            selects = expression.selects
+            selects = projections(expression)
             if position < len(selects):
                 return self.flows(scope, selects[position])
         return []
@@ -403,6 +403,18 @@ def _is_operator(node: exp.Expr) -> bool:
     if isinstance(node, exp.Connector):
         return True
     return isinstance(node, (exp.Binary, exp.Unary)) and not isinstance(node, (exp.Func, exp.Dot, exp.Alias))
+
+
+def projections(select: exp.Expr) -> list[exp.Expr]:
+    """One expression per output column: ``f(x) AS (a, b)`` (Hive/Spark UDTF in the select list) counts
+    once per name."""
+    found: list[exp.Expr] = []
+    for projection in select.selects if isinstance(select, exp.Query) else []:
+        if isinstance(projection, exp.Aliases):
+            found.extend([projection.this] * len(projection.expressions))
+        else:
+            found.append(projection)
+    return found
 
 
 def leftmost_select(expression: exp.Expr) -> exp.Expr:
