@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.eliminate_ctes import eliminate_ctes
 
@@ -21,6 +22,8 @@ def eliminate_unused_ctes(analysis: StatementAnalysis) -> StatementAnalysis:
     'SELECT * FROM t'
     """
     for unit in analysis.units:
+        if unit.query.find(exp.With) is None:
+            continue  # nothing to remove: skip the scope analysis
         try:
             unit.query = eliminate_ctes(unit.query)
         except SqlglotError:
