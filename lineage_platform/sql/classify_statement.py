@@ -99,19 +99,46 @@ def _insert_unit(analysis: StatementAnalysis, insert: exp.Insert, query: exp.Exp
 
 
 def _multi_insert(analysis: StatementAnalysis, multi: exp.MultitableInserts) -> None:
+    """Hive ``FROM s INSERT … SELECT … INSERT …`` and Snowflake ``INSERT ALL|FIRST [WHEN c THEN] INTO t
+    [VALUES (…)] … SELECT …``: one unit per INSERT over the shared source."""
     source = multi.args.get("source")
     ctes = multi.args.get("with_")
-    inserts = [i for i in multi.expressions if isinstance(i, exp.Insert)]
-    analysis.operation = "INSERT_OVERWRITE" if any(i.args.get("overwrite") for i in inserts) else "INSERT"
-    for insert in inserts:
+    branches = [
+        (i.this, _branch_condition(i, multi)) if isinstance(i, exp.ConditionalInsert) else (i, None)
+        for i in multi.expressions
+    ]
+    inserts = [(i, c) for i, c in branches if isinstance(i, exp.Insert)]
+    analysis.operation = "INSERT_OVERWRITE" if any(i.args.get("overwrite") for i, _ in inserts) else "INSERT"
+    for insert, condition in inserts:
         query = insert.expression
-        if isinstance(query, exp.Select) and source is not None and not query.args.get("from_"):
+        if isinstance(source, exp.Query):  # Snowflake: the rows of the query, VALUES picking columns
+            query = _rows_of(source, query, condition)
+        elif isinstance(query, exp.Select) and source is not None and not query.args.get("from_"):
             _share_source(query, source)
         if isinstance(query, exp.Query) and ctes is not None and not query.args.get("with_"):
             query.set("with_", ctes.copy())
         unit = _insert_unit(analysis, insert, query)
         if unit is not None:
             analysis.units.append(unit)
+
+
+def _branch_condition(branch: exp.ConditionalInsert, multi: exp.MultitableInserts) -> exp.Expr | None:
+    """A WHEN branch's condition; ELSE holds when no WHEN does."""
+    if not branch.args.get("else_"):
+        return branch.args.get("expression")
+    whens = [
+        b.args["expression"]
+        for b in multi.expressions
+        if isinstance(b, exp.ConditionalInsert) and b.args.get("expression") is not None
+    ]
+    return exp.not_(exp.or_(*whens)) if whens else None
+
+
+def _rows_of(source: exp.Query, values: exp.Expr | None, condition: exp.Expr | None) -> exp.Select:
+    """``SELECT <the VALUES row, or *> FROM (source) [WHERE condition]`` for one INTO of INSERT ALL."""
+    row = values.expressions[0].expressions if isinstance(values, exp.Values) and values.expressions else None
+    query = exp.select(*(v.copy() for v in row or [exp.Star()])).from_(source.copy().subquery("_source"))
+    return query.where(condition.copy()) if condition is not None else query
 
 
 def _share_source(query: exp.Select, source: exp.Expr) -> None:
@@ -190,6 +217,10 @@ def _drop(analysis: StatementAnalysis, drop: exp.Drop) -> None:
             analysis.outputs.append(Dataset(_qualified(analysis, table), kind))
 
 
+_RENAME_IN_PLACE = frozenset({"postgres", "redshift", "spark", "spark2", "databricks"})
+"""Engines where ``ALTER TABLE s.t RENAME TO u`` keeps the table in ``s`` (others resolve ``u`` like any name)."""
+
+
 def _alter(analysis: StatementAnalysis, alter: exp.Alter) -> None:
     rename = next((a for a in alter.args.get("actions") or [] if isinstance(a, exp.AlterRename)), None)
     if rename is None or not isinstance(alter.this, exp.Table):
@@ -198,6 +229,8 @@ def _alter(analysis: StatementAnalysis, alter: exp.Alter) -> None:
     analysis.operation = "ALTER_RENAME"
     old = _qualified(analysis, alter.this)
     new = _qualified(analysis, rename.this)
+    if analysis.dialect in _RENAME_IN_PLACE and not rename.this.db:
+        new = f"{old.rpartition('.')[0]}.{rename.this.name.lower()}"
     columns = analysis.session.columns_of(old) or ()
     analysis.inputs.append(Dataset(old, _kind(analysis, alter.this), columns))
     analysis.outputs.append(Dataset(new, _kind(analysis, alter.this), columns))
