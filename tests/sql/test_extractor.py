@@ -341,3 +341,15 @@ def test_snowflake_star_expands_from_a_lower_case_schema() -> None:
         "INSERT INTO dw.b SELECT * FROM DW.A", dialect="snowflake", schema={"dw": {"a": {"X": "int"}}}
     )
     assert _strong(record) == {("dw.a.x", "dw.b.x")}
+
+
+def test_star_over_a_view_over_a_grouped_view_expands_without_schema() -> None:
+    script = (
+        "CREATE VIEW mv AS SELECT a, count(*) AS n FROM src.t GROUP BY a;"
+        "CREATE VIEW v2 AS SELECT * FROM mv;"
+        "INSERT INTO o SELECT * FROM v2"
+    )
+    records = extract_lineage(script, default_db="db")
+    assert records[2].errors == ()
+    assert _strong(records[2]) == {("src.t.a", "db.o.a")}
+    assert [d.columns for d in records[2].outputs] == [("a", "n")]
