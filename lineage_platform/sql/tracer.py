@@ -144,6 +144,30 @@ class Tracer:
         query = lateral.this.this if isinstance(lateral.this, exp.Subquery) else lateral.this
         return self._scopes.get(id(query)) if isinstance(query, exp.Query) else None
 
+    def _pivot_output(self, scope: Scope, pivot: exp.Pivot, name: str) -> list[Flow]:
+        """Column ``name`` of a PIVOT / UNPIVOT: a pivoted value column is its aggregation (the FOR column
+        decides which rows land in it: weak CONDITIONAL); UNPIVOT's value column reads every IN column,
+        its name column no value; other columns pass through from the pivoted source."""
+        source = pivot.parent.alias_or_name if pivot.parent is not None else ""
+        fields = [f for f in pivot.args.get("fields") or [] if isinstance(f, exp.In)]
+        if pivot.args.get("unpivot"):
+            if name in (e.name.lower() for e in pivot.expressions):
+                columns = [
+                    v.this if isinstance(v, exp.PivotAlias) else v for f in fields for v in f.expressions
+                ]
+                return [
+                    flow for c in columns for flow in self._resolve(scope, exp.column(c.name, table=source))
+                ]
+            if name in (f.this.name.lower() for f in fields):
+                return []
+        elif name in (c.name.lower() for c in pivot.args.get("columns") or []):
+            aggregations = pivot.expressions
+            named = [a for a in aggregations if a.alias and _names_part(name, a.alias.lower())]
+            found = [flow for a in named or aggregations for flow in self.flows(scope, a)]
+            weak = Usage().weak("CONDITIONAL")
+            return found + [flow for f in fields for flow in self.flows(scope, f.this, weak)]
+        return self._resolve(scope, exp.column(name, table=source))
+
     def _udtf_output(self, scope: Scope, lateral: exp.Lateral, position: int) -> list[Flow]:
         function = lateral.this
         arguments = function_arguments(function) if isinstance(function, exp.Func) else [function]
@@ -247,6 +271,9 @@ class Tracer:
                 if isinstance(source, exp.Table):
                     return [Flow(f"{table_name(source)}.{name}")]
                 return self.output_named(source, name, column)
+            pivot = next((p for p in current.pivots if p.alias.lower() == table.lower()), None)
+            if pivot is not None:
+                return self._pivot_output(current, pivot, name)
             current = current.parent
         self.report(
             f"column {table.lower()}.{name} refers to an unknown table alias {table.lower()!r}", column
@@ -382,6 +409,11 @@ def _selected(scope: Scope) -> dict[str, exp.Table | Scope]:
 
 
 _UDTFS = (exp.Lateral, exp.Unnest)
+
+
+def _names_part(name: str, part: str) -> bool:
+    """Whether a pivot column name (``q1_total``, ``total_q1``) carries an aggregation's alias."""
+    return name.endswith(f"_{part}") or name.startswith(f"{part}_")
 
 
 def _udtf_names(udtf: exp.Expr) -> list[str]:
