@@ -90,6 +90,8 @@ class Tracer:
     # outputs ---------------------------------------------------------------------------------------------
     def output_at(self, scope: Scope, position: int) -> list[Flow]:
         """Flows into the ``position``-th output column of ``scope``."""
+        # a recursive CTE's self-reference is a bare scope over its anchor SELECT: use the anchor's own scope
+        scope = self._scopes.get(id(scope.expression), scope)
         key = (id(scope), position)
         if key not in self._outputs:
             self._outputs[key] = []  # guards recursive CTE self-references
@@ -98,6 +100,7 @@ class Tracer:
 
     def output_named(self, scope: Scope, name: str, node: exp.Expr) -> list[Flow]:
         """Flows into the output column called ``name`` of ``scope``."""
+        scope = self._scopes.get(id(scope.expression), scope)
         expression = scope.expression
         inner = self._lateral_query(scope)
         if inner is not None:
