@@ -174,6 +174,9 @@ def _create(analysis: StatementAnalysis, create: exp.Create) -> None:
         analysis.units.append(QueryUnit(Dataset(name, dataset_kind), query, explicit))  # type: ignore[arg-type]
         return
     analysis.operation = "CREATE_TABLE"
+    location = _data_location(create)
+    if location is not None:  # a table or view over files: the files are read
+        analysis.inputs.append(Dataset(location, "path"))
     like = create.find(exp.LikeProperty)
     columns = _declared_columns(create)
     if like is not None and isinstance(like.this, exp.Table):
@@ -181,6 +184,36 @@ def _create(analysis: StatementAnalysis, create: exp.Create) -> None:
         columns = analysis.session.columns_of(source) or ()
         analysis.inputs.append(Dataset(source, _kind(analysis, like.this), columns))
     analysis.outputs.append(Dataset(name, dataset_kind, columns))
+
+
+def _data_location(create: exp.Create) -> str | None:
+    """Where a table's data lives: ``LOCATION '…'`` or Spark's ``USING fmt OPTIONS (path '…')``."""
+    location = create.find(exp.LocationProperty)
+    if location is not None and isinstance(location.this, exp.Literal):
+        return location.this.name
+    for options in create.find_all(exp.OptionsProperty):
+        for option in options.expressions:
+            if isinstance(option, exp.Property) and option.name.lower() == "path":
+                return option.args["value"].name
+    return None
+
+
+def _export(analysis: StatementAnalysis, export: exp.Export) -> None:
+    """BigQuery ``EXPORT DATA OPTIONS (uri = '…') AS SELECT …``: the query written to the URI."""
+    options = export.args.get("options")
+    uri = next(
+        (
+            o.args["value"].name
+            for o in (options.expressions if options is not None else [])
+            if isinstance(o, exp.Property) and o.name.lower() == "uri"
+        ),
+        None,
+    )
+    analysis.operation = "EXPORT"
+    if uri is not None and isinstance(export.this, exp.Query):
+        analysis.units.append(QueryUnit(Dataset(uri, "path"), unwrap_query(export.this)))
+    else:
+        analysis.issue("EXPORT DATA without a uri option or a query: no lineage", "unsupported", export)
 
 
 def _truncate(analysis: StatementAnalysis, statement: exp.TruncateTable) -> None:
@@ -569,6 +602,7 @@ _HANDLERS = {
     exp.Update: _update,
     exp.TruncateTable: _truncate,
     exp.Copy: _copy,
+    exp.Export: _export,
     exp.Delete: _delete,
 }
 

@@ -16,6 +16,8 @@ _PATH = r"'(?P<path>[^']*)'"
 _SET = re.compile(r"^\s*SET\b", re.I)
 _PARTITION_IF_NOT_EXISTS = re.compile(r"(PARTITION\s*\([^)]*\)\s*)(IF\s+NOT\s+EXISTS)", re.I)
 """Hive's ``INSERT OVERWRITE TABLE t PARTITION (…) IF NOT EXISTS``, which sqlglot does not parse."""
+_DIRECTORY_USING = re.compile(r"(DIRECTORY\s+'[^']*'\s+)(USING\s+\w+(?:\s+OPTIONS\s*\([^)]*\))?)", re.I)
+"""Spark's ``INSERT OVERWRITE DIRECTORY '…' USING fmt [OPTIONS (…)]`` (the format changes no lineage)."""
 _REPLACE_INTO = re.compile(r"^(\s*)REPLACE(\s+(?:LOW_PRIORITY\s+|DELAYED\s+)?INTO\b)", re.I)
 """MySQL's ``REPLACE INTO t …`` (an INSERT that first deletes clashing rows), which sqlglot keeps as text."""
 _HIVE_COMMANDS = {
@@ -57,6 +59,7 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
         return command
     # blanked, not removed, so positions in the text stay valid for error reports and predicate values
     text = _PARTITION_IF_NOT_EXISTS.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
+    text = _DIRECTORY_USING.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     text = _REPLACE_INTO.sub(lambda m: m.group(1) + "INSERT " + m.group(2), text)  # same length
     return _parse(text, dialect)
 
