@@ -353,3 +353,20 @@ def test_star_over_a_view_over_a_grouped_view_expands_without_schema() -> None:
     assert records[2].errors == ()
     assert _strong(records[2]) == {("src.t.a", "db.o.a")}
     assert [d.columns for d in records[2].outputs] == [("a", "n")]
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sql", "reads", "writes"),
+    [
+        ("tsql", "UPDATE dbo.t SET a = s.b FROM dbo.s ?? x", ["dbo.s"], ["dbo.t"]),
+        ("postgres", "DELETE FROM dw.t USING src.s WHERE ?? x", ["src.s"], ["dw.t"]),
+        ("snowflake", "MERGE INTO dw.t USING src.s ON ?? x", ["src.s"], ["dw.t"]),
+    ],
+)
+def test_unparseable_update_delete_merge_keep_their_tables(
+    dialect: str, sql: str, reads: list[str], writes: list[str]
+) -> None:
+    [record] = extract_lineage(sql, dialect=dialect)
+    assert record.errors[0].kind == "parse"
+    assert [d.name for d in record.inputs] == reads
+    assert [d.name for d in record.outputs] == writes
