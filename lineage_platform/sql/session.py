@@ -195,8 +195,11 @@ def _two_parts(qualified: str) -> tuple[str, str]:
 def normalize_schema(schema: Mapping[str, Any]) -> dict[str, dict[str, dict[str, str]]]:
     """Lower-cased ``{db: {table: {column: type}}}``; a flat ``{"db.table": {...}}`` form is accepted too.
 
-    >>> normalize_schema({"DB.T": {"A": "int"}})
-    {'db': {'t': {'a': 'int'}}}
+    Three-level catalogs (``{catalog: {db: {table: {...}}}}`` or ``"catalog.db.table"`` keys) are kept under
+    their last two levels, as the catalog looks three-part names up.
+
+    >>> normalize_schema({"DB.T": {"A": "int"}, "c": {"s": {"u": {"B": "int"}}}})
+    {'db': {'t': {'a': 'int'}}, 's': {'u': {'b': 'int'}}}
     """
     nested: dict[str, dict[str, dict[str, str]]] = {}
     for key, value in schema.items():
@@ -206,7 +209,7 @@ def normalize_schema(schema: Mapping[str, Any]) -> dict[str, dict[str, dict[str,
                 hint='use the nested form {"db": {"table": {"column": "type"}}}',
             )
         if "." in key:
-            db, _, table = key.lower().rpartition(".")
+            db, table = _two_parts(key.lower())
             nested.setdefault(db, {})[table] = _columns(key, value)
             continue
         for table, columns in value.items():
@@ -215,6 +218,12 @@ def normalize_schema(schema: Mapping[str, Any]) -> dict[str, dict[str, dict[str,
                     f"schema entry {key}.{table} is not a column mapping",
                     hint='use the nested form {"db": {"table": {"column": "type"}}}',
                 )
+            if columns and all(isinstance(c, Mapping) for c in columns.values()):  # catalog.db.table
+                for name, table_columns in columns.items():
+                    nested.setdefault(table.lower(), {})[name.lower()] = _columns(
+                        f"{key}.{table}.{name}", table_columns
+                    )
+                continue
             nested.setdefault(key.lower(), {})[table.lower()] = _columns(f"{key}.{table}", columns)
     return nested
 

@@ -370,3 +370,17 @@ def test_unparseable_update_delete_merge_keep_their_tables(
     assert record.errors[0].kind == "parse"
     assert [d.name for d in record.inputs] == reads
     assert [d.name for d in record.outputs] == writes
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"cat": {"ods": {"orders": {"id": "int", "amt": "int"}}}},
+        {"cat.ods.orders": {"id": "int", "amt": "int"}},
+    ],
+)
+def test_three_level_catalog_expands_star_of_three_part_names(schema: dict) -> None:
+    [record] = extract_lineage(
+        "INSERT INTO cat.dw.o SELECT * FROM cat.ods.orders", schema=schema, dialect="trino"
+    )
+    assert _strong(record) == {("cat.ods.orders.id", "cat.dw.o.id"), ("cat.ods.orders.amt", "cat.dw.o.amt")}
