@@ -24,8 +24,13 @@ _NO_LINEAGE = (
     exp.Refresh,
     exp.Transaction,
     exp.Alter,
+    exp.Grant,
+    exp.Revoke,
+    exp.Comment,
+    exp.Declare,
+    exp.Kill,
 )
-"""Statements that read or write no data (session, metadata and maintenance commands)."""
+"""Statements that read or write no data (session, metadata, privilege and maintenance commands)."""
 
 
 def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:

@@ -384,3 +384,18 @@ def test_three_level_catalog_expands_star_of_three_part_names(schema: dict) -> N
         "INSERT INTO cat.dw.o SELECT * FROM cat.ods.orders", schema=schema, dialect="trino"
     )
     assert _strong(record) == {("cat.ods.orders.id", "cat.dw.o.id"), ("cat.ods.orders.amt", "cat.dw.o.amt")}
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sql"),
+    [
+        ("postgres", "GRANT SELECT ON t TO u"),
+        ("postgres", "REVOKE SELECT ON t FROM u"),
+        ("postgres", "COMMENT ON TABLE t IS 'x'"),
+        ("bigquery", "DECLARE x INT64 DEFAULT 1"),
+        ("hive", "ALTER TABLE t ADD PARTITION (dt='1')"),
+    ],
+)
+def test_statements_without_data_give_no_lineage_and_no_error(dialect: str, sql: str) -> None:
+    [record] = extract_lineage(sql, dialect=dialect)
+    assert (record.inputs, record.outputs, record.column_edges, record.errors) == ((), (), (), ())
