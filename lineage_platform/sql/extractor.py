@@ -196,6 +196,7 @@ def _analyse(
         SqlglotError,
         LineageError,
         RecursionError,
+        AssertionError,
         ValueError,
         TypeError,
         AttributeError,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify import qualify
 
 from lineage_platform.sql.analysis import StatementAnalysis
+from lineage_platform.sql.session import folds_upper
 
 
 def qualify_statement(analysis: StatementAnalysis, *, expand_stars: bool = True) -> StatementAnalysis:
@@ -18,7 +20,9 @@ def qualify_statement(analysis: StatementAnalysis, *, expand_stars: bool = True)
     'SELECT t.a AS a FROM db.t AS t'
     """
     session = analysis.session
+    upper = folds_upper(analysis.dialect)
     for unit in analysis.units:
+        _fold_identifiers(unit.query, upper=upper)
         options = {
             "dialect": analysis.dialect,
             "db": session.current_db.rpartition(".")[2],
@@ -40,3 +44,16 @@ def qualify_statement(analysis: StatementAnalysis, *, expand_stars: bool = True)
                 analysis.issue(f"tables could not be qualified: {error}", node=unit.query)
                 continue
     return analysis
+
+
+def _fold_identifiers(query: exp.Expr, *, upper: bool) -> None:
+    """Fold every name (quoted ones too) to the case the catalog is kept in, so ``DS.Orders`` and ``"MyCol"``
+    find ``ds.orders`` / ``mycol`` in dialects that keep the case (BigQuery, MySQL tables) or quote it.
+
+    Lineage names are lower case anyway; names differing only by case are taken to be the same.
+    """
+    for identifier in query.find_all(exp.Identifier):
+        name = identifier.this
+        folded = name.upper() if upper else name.lower()
+        if folded != name:
+            identifier.set("this", folded)

@@ -179,11 +179,16 @@ class Session:
         self.fingerprint = hashlib.sha1(f"{self.fingerprint}{effect!r}".encode()).hexdigest()
 
 
+def folds_upper(dialect: str) -> bool:
+    """Whether the dialect folds unquoted names to upper case (Snowflake, Oracle); others fold to lower case
+    or keep the case (then the catalog, lower case, is matched by lower-casing the query's names)."""
+    return Dialect.get_or_raise(dialect).NORMALIZATION_STRATEGY is NormalizationStrategy.UPPERCASE
+
+
 def _sqlglot_schema(mapping: dict[str, dict[str, dict[str, str]]], dialect: str) -> MappingSchema:
     """sqlglot's view of a lower-case catalog: keys upper-cased where the dialect folds names up (Snowflake,
     Oracle), as its ``qualify`` does to the query."""
-    strategy = Dialect.get_or_raise(dialect).NORMALIZATION_STRATEGY
-    return MappingSchema(mapping, dialect=dialect, normalize=strategy is NormalizationStrategy.UPPERCASE)
+    return MappingSchema(mapping, dialect=dialect, normalize=folds_upper(dialect))
 
 
 def _two_parts(qualified: str) -> tuple[str, str]:

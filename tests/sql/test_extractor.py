@@ -399,3 +399,18 @@ def test_three_level_catalog_expands_star_of_three_part_names(schema: dict) -> N
 def test_statements_without_data_give_no_lineage_and_no_error(dialect: str, sql: str) -> None:
     [record] = extract_lineage(sql, dialect=dialect)
     assert (record.inputs, record.outputs, record.column_edges, record.errors) == ((), (), (), ())
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sql"),
+    [
+        ("bigquery", "INSERT INTO ds.o SELECT * FROM DS.Orders"),
+        ("mysql", "INSERT INTO ds.o SELECT * FROM `DS`.`Orders`"),
+        ("postgres", 'INSERT INTO ds.o SELECT * FROM DS."Orders"'),
+        ("snowflake", 'INSERT INTO ds.o SELECT * FROM "DS"."Orders"'),
+        ("tsql", "INSERT INTO ds.o SELECT * FROM [DS].[Orders]"),
+    ],
+)
+def test_names_find_the_lower_case_catalog_whatever_their_case_or_quoting(dialect: str, sql: str) -> None:
+    [record] = extract_lineage(sql, dialect=dialect, schema={"ds": {"orders": {"id": "int", "amt": "int"}}})
+    assert _strong(record) == {("ds.orders.id", "ds.o.id"), ("ds.orders.amt", "ds.o.amt")}
