@@ -107,6 +107,8 @@ class Tracer:
             return self.output_named(inner, name, node)
         if isinstance(expression, _UDTFS):
             names = _udtf_names(expression)
+            if not names:  # a table function of unknown columns (OPENJSON, TABLE(FLATTEN(…)))
+                return self._udtf_column(scope, expression, name)
         else:
             names = [n.lower() for n in leftmost_select(expression).named_selects]
         if name in names:
@@ -130,6 +132,9 @@ class Tracer:
             inner = self._lateral_query(scope)
             if inner is not None:
                 return self.output_at(inner, position)
+            names = _udtf_names(expression)
+            if tuple(names) == FLATTEN_COLUMNS:
+                return self._udtf_column(scope, expression, names[position])
             return self._udtf_output(scope, expression, position)
         if isinstance(expression, exp.Unnest):
             return self._unnest_output(scope, expression, position)
@@ -170,6 +175,15 @@ class Tracer:
             weak = Usage().weak("CONDITIONAL")
             return found + [flow for f in fields for flow in self.flows(scope, f.this, weak)]
         return self._resolve(scope, exp.column(name, table=source))
+
+    def _udtf_column(self, scope: Scope, udtf: exp.Expr, name: str) -> list[Flow]:
+        """Column ``name`` of a table function by name: every argument, transformed; FLATTEN's ``seq``,
+        ``key``, ``path`` and ``index`` describe positions and carry no value."""
+        function = udtf.this
+        if name in FLATTEN_COLUMNS[:4] and function_name(function) in ("explode", "flatten"):
+            return []
+        arguments = function_arguments(function) if isinstance(function, exp.Func) else [function]
+        return [f for argument in arguments for f in self.flows(scope, argument, Usage().transformed())]
 
     def _udtf_output(self, scope: Scope, lateral: exp.Lateral, position: int) -> list[Flow]:
         function = lateral.this
@@ -331,7 +345,8 @@ class Tracer:
             return self._may_provide(inner, name)
         expression = source.expression
         if isinstance(expression, _UDTFS):
-            return name in _udtf_names(expression)
+            names = _udtf_names(expression)
+            return name in names or not names
         outputs = [n.lower() for n in leftmost_select(expression).named_selects]
         return name in outputs or "*" in outputs
 
@@ -339,6 +354,8 @@ class Tracer:
         """Whether ``source`` is known to have ``name`` (a catalog table listing it, a query or UDTF naming it)."""
         if isinstance(source, exp.Table):
             return name in (self.known_columns(table_name(source)) or ())
+        if isinstance(source.expression, _UDTFS):
+            return name in _udtf_names(source.expression)
         return self._may_provide(source, name) and not (
             isinstance(source.expression, exp.Select) and "*" in source.expression.named_selects
         )
@@ -411,7 +428,9 @@ def _selected(scope: Scope) -> dict[str, exp.Table | Scope]:
     }
 
 
-_UDTFS = (exp.Lateral, exp.Unnest)
+_UDTFS = (exp.Lateral, exp.Unnest, exp.TableFromRows)
+FLATTEN_COLUMNS = ("seq", "key", "path", "index", "value", "this")
+"""Snowflake FLATTEN's output columns: the first four locate an element, ``value`` / ``this`` hold data."""
 
 
 def _names_part(name: str, part: str) -> bool:
