@@ -116,7 +116,7 @@ def _multi_insert(analysis: StatementAnalysis, multi: exp.MultitableInserts) -> 
     analysis.operation = "INSERT_OVERWRITE" if any(i.args.get("overwrite") for i, _ in inserts) else "INSERT"
     for insert, condition in inserts:
         query = insert.expression
-        if isinstance(source, exp.Query):  # Snowflake: the rows of the query, VALUES picking columns
+        if multi.args.get("kind") and isinstance(source, exp.Query):  # Snowflake INSERT ALL|FIRST … SELECT
             query = _rows_of(source, query, condition)
         elif isinstance(query, exp.Select) and source is not None and not query.args.get("from_"):
             _share_source(query, source)
