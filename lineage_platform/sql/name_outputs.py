@@ -53,14 +53,17 @@ def _has_own_name(projection: exp.Expr, dialect: str) -> bool:
 
 
 def _postgres_name(node: exp.Expr) -> str:
-    """Postgres: a call is named by its function, a cast by its argument, CASE ``case``, else ``?column?``."""
+    """Postgres: a call is named by its function, a cast by its argument, ``case``/``exists``/``array``/``bool``
+    by their kind, a scalar subquery by its column, else ``?column?``."""
     if isinstance(node, exp.Column):
         return node.name
     if isinstance(node, exp.Cast):
         inner = _postgres_name(node.this)
         return inner if inner != "?column?" else node.to.this.name.lower()
-    if isinstance(node, exp.Case):
-        return "case"
+    if isinstance(node, (exp.Case, exp.Exists, exp.Array)):
+        return node.key  # case, exists, array
+    if isinstance(node, exp.Boolean):
+        return "bool"
     if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Select) and node.this.selects:
         first = node.this.selects[0]
         return first.alias_or_name if isinstance(first, (exp.Alias, exp.Column)) else _postgres_name(first)
