@@ -113,6 +113,7 @@ class Session:
         variables: Mapping[str, str] | None,
     ) -> Session:
         """A session over a catalog (a prepared :class:`Catalog` or a ``{db: {table: {column: type}}}`` map)."""
+        check_dialect(dialect)
         catalog = schema if isinstance(schema, Catalog) and schema.dialect == dialect else None
         if catalog is None:
             catalog = (
@@ -177,6 +178,17 @@ class Session:
         self.views.update(effect.views)
         self.temporary.update(effect.temporary)
         self.fingerprint = hashlib.sha1(f"{self.fingerprint}{effect!r}".encode()).hexdigest()
+
+
+def check_dialect(dialect: str) -> None:
+    """Refuse a dialect sqlglot does not know, naming the closest ones."""
+    try:
+        Dialect.get_or_raise(dialect)
+    except ValueError as error:
+        raise SqlError(
+            str(error),
+            hint="pass a sqlglot dialect: hive, spark, databricks, trino, postgres, snowflake, ...",
+        ) from error
 
 
 def folds_upper(dialect: str) -> bool:
