@@ -22,10 +22,24 @@ def eliminate_unused_ctes(analysis: StatementAnalysis) -> StatementAnalysis:
     'SELECT * FROM t'
     """
     for unit in analysis.units:
-        if unit.query.find(exp.With) is None:
-            continue  # nothing to remove: skip the scope analysis
+        if not _may_have_unused(unit.query):
+            continue  # every CTE is read from outside itself: skip the scope analysis
         try:
             unit.query = eliminate_ctes(unit.query)
         except SqlglotError:
             continue  # scopes sqlglot cannot build are reported by build_scopes
     return analysis
+
+
+def _may_have_unused(query: exp.Expr) -> bool:
+    """Whether some CTE's name is not read outside its own definition (a cheap test before the scope walk)."""
+    names = {cte.alias_or_name.lower() for cte in query.find_all(exp.CTE)}
+    if not names:
+        return False
+    for table in query.find_all(exp.Table):
+        name = table.name.lower()
+        if name in names and not table.db:
+            own = table.find_ancestor(exp.CTE)
+            if own is None or own.alias_or_name.lower() != name:
+                names.discard(name)
+    return bool(names)
