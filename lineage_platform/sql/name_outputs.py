@@ -18,7 +18,8 @@ _WORD = re.compile(r"^\w+$")
 def name_outputs(analysis: StatementAnalysis) -> StatementAnalysis:
     """Alias each unnamed projection of every SELECT (subqueries too: outer queries read those names).
 
-    Columns and struct fields keep their own names. Expressions are named per engine: Hive ``_c<n>``,
+    Columns and struct fields keep their own names. Expressions are named per engine: Hive ``_c<n>``
+    (``explode(arr)``: ``col``),
     Trino/Presto/Athena ``_col<n>``, BigQuery ``f<k>_`` (k counts unnamed columns only), Postgres and
     Redshift the function's name (``max``), a cast's argument name, ``case``, else ``?column?``; Spark and
     Databricks the expression as Spark prints it (``max(col1)``, ``(a + 1)``, ``count(1)``, a cast
@@ -89,7 +90,7 @@ def _spark_name(node: exp.Expr, text: str) -> str:
     """The text Spark prints (as far as sqlglot keeps it): qualifiers dropped, operators and IF parenthesised
     (not LIKE), string literals and JSON paths bare, ``nvl``/``instr``/``between(a, lo, hi)``/``x IS NOT NULL``
     as Spark spells them; a generator (``explode``) outputs ``col``."""
-    if isinstance(node, exp.Explode) and not isinstance(node, exp.Posexplode):
+    if _generates_col(node):
         return "col"
     pretty = exp.Paren(this=node.copy())  # a holder, so the top node can be replaced like any other
     for child in reversed(list(pretty.this.dfs())):
@@ -131,6 +132,11 @@ _SPARK_NILADIC: dict[type, str] = {exp.CurrentDate: "current_date", exp.CurrentT
 """Functions without arguments Spark prints with ``()``."""
 
 
+def _generates_col(node: exp.Expr) -> bool:
+    """``explode(array)`` in a select list: Hive and Spark name its one output ``col``."""
+    return isinstance(node, exp.Explode) and not isinstance(node, exp.Posexplode)
+
+
 def _text(node: exp.Expr, dialect: str) -> str:
     return node.sql(dialect, normalize_functions="lower")
 
@@ -142,7 +148,7 @@ def _sqlglot_name(node: exp.Expr, position: int, unnamed: int, analysis: Stateme
 
 _SPARK = frozenset({"spark", "spark2", "databricks"})
 _NAMERS: dict[str, Namer] = {
-    "hive": lambda node, position, unnamed, analysis: f"_c{position}",
+    "hive": lambda node, position, unnamed, analysis: "col" if _generates_col(node) else f"_c{position}",
     **dict.fromkeys(
         ("trino", "presto", "athena"), lambda node, position, unnamed, analysis: f"_col{position}"
     ),
