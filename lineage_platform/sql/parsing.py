@@ -18,6 +18,8 @@ _PARTITION_IF_NOT_EXISTS = re.compile(r"(PARTITION\s*\([^)]*\)\s*)(IF\s+NOT\s+EX
 """Hive's ``INSERT OVERWRITE TABLE t PARTITION (…) IF NOT EXISTS``, which sqlglot does not parse."""
 _DIRECTORY_USING = re.compile(r"(DIRECTORY\s+'[^']*'\s+)(USING\s+\w+(?:\s+OPTIONS\s*\([^)]*\))?)", re.I)
 """Spark's ``INSERT OVERWRITE DIRECTORY '…' USING fmt [OPTIONS (…)]`` (the format changes no lineage)."""
+_BULK_INSERT = re.compile(r"^\s*BULK\s+INSERT\s+(?P<table>[\w\[\]`\".#]+)\s+FROM\s+'(?P<path>[^']*)'", re.I)
+"""T-SQL's ``BULK INSERT t FROM 'file'``: a file loaded into a table, as Hive's LOAD DATA."""
 _REPLACE_INTO = re.compile(r"^(\s*)REPLACE(\s+(?:LOW_PRIORITY\s+|DELAYED\s+)?INTO\b)", re.I)
 """MySQL's ``REPLACE INTO t …`` (an INSERT that first deletes clashing rows), which sqlglot keeps as text."""
 _HIVE_COMMANDS = {
@@ -44,7 +46,8 @@ class StatementParseError(SqlError):
 
 def parse_statement(text: str, dialect: str) -> exp.Expr:
     """Parse one statement; Hive ``EXPORT``/``IMPORT`` become a ``Command`` holding (table, path),
-    ``ALTER TABLE t EXCHANGE PARTITION (…) WITH TABLE s`` one named ``EXCHANGE`` holding (t, s).
+    ``ALTER TABLE t EXCHANGE PARTITION (…) WITH TABLE s`` one named ``EXCHANGE`` holding (t, s), T-SQL
+    ``BULK INSERT t FROM 'file'`` a ``LoadData`` like Hive's ``LOAD DATA INPATH``.
 
     ``SET`` statements are not parsed (Hive's ``SET a.b=c`` is not SQL): they become an empty ``Set``.
 
@@ -57,6 +60,10 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
     command = _hive_command(text, dialect)
     if command is not None:
         return command
+    bulk = _BULK_INSERT.match(text)
+    if bulk is not None:
+        table = exp.to_table(bulk.group("table"), dialect=dialect)
+        return exp.LoadData(this=table, inpath=exp.Literal.string(bulk.group("path")))
     # blanked, not removed, so positions in the text stay valid for error reports and predicate values
     text = _PARTITION_IF_NOT_EXISTS.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     text = _DIRECTORY_USING.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
