@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import re
 
 from sqlglot import exp
@@ -10,6 +9,14 @@ from sqlglot import exp
 from lineage_platform.model import RESULT_DATASET, Dataset
 from lineage_platform.sql.analysis import QueryUnit, StatementAnalysis
 from lineage_platform.sql.session import SessionEffect
+from lineage_platform.sql.synthetic_queries import (
+    branch_condition,
+    from_source,
+    rows_of,
+    touched_rows,
+    unwrap_query,
+    values_query,
+)
 from lineage_platform.sql.tracer import file_path, table_name
 
 _SET_VARIABLE = re.compile(
@@ -71,9 +78,8 @@ def _insert_unit(analysis: StatementAnalysis, insert: exp.Insert, query: exp.Exp
 
     ``VALUES`` rows holding a subquery or a column become ``SELECT row UNION ALL SELECT row …``.
     """
-    if isinstance(query, exp.Values) and _reads_data(query):
-        rows = [exp.select(*(v.copy() for v in row.expressions)) for row in query.expressions]
-        query = functools.reduce(lambda left, right: exp.union(left, right, distinct=False), rows)
+    if isinstance(query, exp.Values):
+        query = values_query(query) or query
     if isinstance(query, exp.Query):
         query = unwrap_query(query)
     if not isinstance(query, exp.Query):
@@ -109,7 +115,7 @@ def _multi_insert(analysis: StatementAnalysis, multi: exp.MultitableInserts) -> 
     source = multi.args.get("source")
     ctes = multi.args.get("with_")
     branches = [
-        (i.this, _branch_condition(i, multi)) if isinstance(i, exp.ConditionalInsert) else (i, None)
+        (i.this, branch_condition(i, multi)) if isinstance(i, exp.ConditionalInsert) else (i, None)
         for i in multi.expressions
     ]
     inserts = [(i, c) for i, c in branches if isinstance(i, exp.Insert)]
@@ -117,7 +123,7 @@ def _multi_insert(analysis: StatementAnalysis, multi: exp.MultitableInserts) -> 
     for insert, condition in inserts:
         query = insert.expression
         if multi.args.get("kind") and isinstance(source, exp.Query):  # Snowflake INSERT ALL|FIRST … SELECT
-            query = _rows_of(source, query, condition)
+            query = rows_of(source, query, condition)
         elif isinstance(query, exp.Select) and source is not None and not query.args.get("from_"):
             _share_source(query, source)
         if isinstance(query, exp.Query) and ctes is not None and not query.args.get("with_"):
@@ -125,25 +131,6 @@ def _multi_insert(analysis: StatementAnalysis, multi: exp.MultitableInserts) -> 
         unit = _insert_unit(analysis, insert, query)
         if unit is not None:
             analysis.units.append(unit)
-
-
-def _branch_condition(branch: exp.ConditionalInsert, multi: exp.MultitableInserts) -> exp.Expr | None:
-    """A WHEN branch's condition; ELSE holds when no WHEN does."""
-    if not branch.args.get("else_"):
-        return branch.args.get("expression")
-    whens = [
-        b.args["expression"]
-        for b in multi.expressions
-        if isinstance(b, exp.ConditionalInsert) and b.args.get("expression") is not None
-    ]
-    return exp.not_(exp.or_(*whens)) if whens else None
-
-
-def _rows_of(source: exp.Query, values: exp.Expr | None, condition: exp.Expr | None) -> exp.Select:
-    """``SELECT <the VALUES row, or *> FROM (source) [WHERE condition]`` for one INTO of INSERT ALL."""
-    row = values.expressions[0].expressions if isinstance(values, exp.Values) and values.expressions else None
-    query = exp.select(*(v.copy() for v in row or [exp.Star()])).from_(source.copy().subquery("_source"))
-    return query.where(condition.copy()) if condition is not None else query
 
 
 def _share_source(query: exp.Select, source: exp.Expr) -> None:
@@ -234,7 +221,7 @@ def _delete(analysis: StatementAnalysis, delete: exp.Delete) -> None:
     analysis.operation = "DELETE"
     sources = [delete.this, *(delete.args.get("using") or [])]
     for target in delete.args.get("tables") or [delete.this]:
-        query, written = _touched_rows(target, sources, delete.args.get("where"), delete.args.get("with_"))
+        query, written = touched_rows(target, sources, delete.args.get("where"), delete.args.get("with_"))
         dataset = Dataset(_qualified(analysis, written), _kind(analysis, written))
         analysis.units.append(QueryUnit(dataset, query, ()))
 
@@ -443,20 +430,8 @@ def _merge_assignments(
                     f"MERGE ... INSERT VALUES needs the columns of {target.name!r}; pass its schema",
                     node=then,
                 )
-        return [
-            (name, _from_source(value, source)) for name, value in zip(names, then.expression.expressions)
-        ]
+        return [(name, from_source(value, source)) for name, value in zip(names, then.expression.expressions)]
     return []
-
-
-def _from_source(value: exp.Expr, source: exp.Expr) -> exp.Expr:
-    """An INSERT branch's value with unqualified columns read from the MERGE source (no target row exists)."""
-    value = value.copy()
-    alias = source.alias_or_name
-    for column in list(value.find_all(exp.Column)):
-        if not column.table and alias and column.find_ancestor(exp.Subquery) is None:
-            column.set("table", exp.to_identifier(alias))
-    return value
 
 
 def _copy_all(
@@ -492,105 +467,13 @@ def _update(analysis: StatementAnalysis, update: exp.Update) -> None:
     analysis.operation = "UPDATE"
     from_ = update.args.get("from_")
     sources = [update.this, *([from_.this, *(from_.args.get("joins") or [])] if from_ is not None else [])]
-    query, written = _touched_rows(update.this, sources, update.args.get("where"), update.args.get("with_"))
+    query, written = touched_rows(update.this, sources, update.args.get("where"), update.args.get("with_"))
     for assignment in update.expressions:
         query.select(assignment.expression.copy(), copy=False)
     names = tuple(a.this.name.lower() for a in update.expressions)
     analysis.units.append(
         QueryUnit(Dataset(_qualified(analysis, written), _kind(analysis, written)), query, names)
     )
-
-
-def _touched_rows(
-    target: exp.Table, sources: list[exp.Expr], where: exp.Expr | None, ctes: exp.Expr | None
-) -> tuple[exp.Select, exp.Table]:
-    """``SELECT FROM sources WHERE …`` over the rows an UPDATE/DELETE touches, and the table it writes.
-
-    ``target`` may name a source by its alias (T-SQL ``UPDATE a … FROM t a``, MySQL ``DELETE a FROM t a``);
-    sources carry their joins (MySQL ``UPDATE t JOIN s``) or are joins (``FROM s JOIN u``); the rest are
-    cross-joined.
-    """
-    parts: list[exp.Expr] = []
-    own: exp.Expr | None = None
-    for source in sources:
-        part = source.copy()
-        if source is target:
-            own = part
-        attached = part.args.get("joins") or []
-        if not isinstance(part, exp.Join):
-            part.set("joins", None)
-        parts.extend([part, *attached])
-    relations = [p.this if isinstance(p, exp.Join) else p for p in parts]
-    named = next(
-        (
-            r
-            for r in relations
-            if r is not own and isinstance(r, exp.Table) and not target.db and r.alias_or_name == target.name
-        ),
-        None,
-    )
-    if named is not None and own is not None:
-        parts.remove(own)
-    elif named is None and own is None:
-        parts.insert(0, target.copy())
-    first, *rest = parts
-    query = exp.Select().from_(first.this if isinstance(first, exp.Join) else first)
-    joins = [p if isinstance(p, exp.Join) else exp.Join(this=p) for p in rest]
-    if joins:
-        query.set("joins", joins)
-    if where is not None:
-        query.set("where", where.copy())
-    if ctes is not None:
-        query.set("with_", ctes.copy())
-    return query, _cte_base(named if named is not None else target, ctes)
-
-
-def _cte_base(table: exp.Table, ctes: exp.Expr | None) -> exp.Table:
-    """The table written through a CTE (T-SQL ``WITH c AS (SELECT … FROM t) DELETE FROM c``): the CTE's
-    one source table, followed through CTEs over CTEs; other tables come back unchanged."""
-    seen: set[str] = set()
-    while isinstance(ctes, exp.With) and not table.db and table.name.lower() not in seen:
-        seen.add(table.name.lower())
-        body = next((c.this for c in ctes.expressions if c.alias_or_name.lower() == table.name.lower()), None)
-        source = (
-            body.args.get("from_") if isinstance(body, exp.Select) and not body.args.get("joins") else None
-        )
-        if source is None or not isinstance(source.this, exp.Table):
-            break
-        table = source.this
-    return table
-
-
-def unwrap_query(query: exp.Query) -> exp.Query:
-    """The query without redundant parentheses, at the top and around set-operation branches.
-
-    >>> unwrap_query(exp.maybe_parse("((SELECT a FROM t) UNION (SELECT b FROM u))")).sql()
-    'SELECT a FROM t UNION SELECT b FROM u'
-    """
-    while _redundant(query):
-        inner = query.this
-        if query.args.get("with_") is not None and not inner.args.get("with_"):
-            inner.set("with_", query.args["with_"])
-        query = inner
-    for operation in list(query.find_all(exp.SetOperation)):
-        for key in ("this", "expression"):
-            branch = operation.args.get(key)
-            while _redundant(branch):
-                branch = branch.this
-            operation.set(key, branch)
-    return query
-
-
-def _redundant(node: exp.Expr | None) -> bool:
-    """A parenthesised query with nothing of its own (no alias, ORDER BY, LIMIT, …)."""
-    return isinstance(node, exp.Subquery) and all(
-        value is None or value == [] or key in ("this", "with_") for key, value in node.args.items()
-    )
-
-
-def _reads_data(values: exp.Values) -> bool:
-    """Whether VALUES rows hold more than constants (a scalar subquery or a column)."""
-    return any(isinstance(node, (exp.Subquery, exp.Column)) for node in values.walk())
 
 
 _HANDLERS = {
