@@ -22,6 +22,7 @@ from lineage_platform.sql.tracer import file_path, table_name
 _SET_VARIABLE = re.compile(
     r"^\s*SET\s+(?:(hivevar|hiveconf|define):)?([\w.\-]+)\s*=\s*(.*?)\s*;?\s*$", re.I | re.S
 )
+_SET_OPERATION = re.compile(r"\b(?:UNION|INTERSECT|EXCEPT|MINUS)\b", re.I)
 _NO_LINEAGE = (
     exp.Show,
     exp.Describe,
@@ -56,7 +57,7 @@ def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
         _select_into(analysis, expression)
     elif isinstance(expression, exp.Query):
         analysis.operation = "SELECT"
-        analysis.units.append(QueryUnit(Dataset(RESULT_DATASET, "temp"), unwrap_query(expression)))
+        analysis.units.append(QueryUnit(Dataset(RESULT_DATASET, "temp"), _body(analysis, expression)))
     elif isinstance(expression, exp.Command) and expression.this in ("EXPORT", "IMPORT", "EXCHANGE"):
         _hive_command(analysis, expression)
     elif not isinstance(expression, _NO_LINEAGE):
@@ -81,7 +82,7 @@ def _insert_unit(analysis: StatementAnalysis, insert: exp.Insert, query: exp.Exp
     if isinstance(query, exp.Values):
         query = values_query(query) or query
     if isinstance(query, exp.Query):
-        query = unwrap_query(query)
+        query = _body(analysis, query)
     if not isinstance(query, exp.Query):
         analysis.issue("INSERT ... VALUES writes constants only; no column lineage", "unsupported", insert)
         target = insert.this.this if isinstance(insert.this, exp.Schema) else insert.this
@@ -158,7 +159,7 @@ def _create(analysis: StatementAnalysis, create: exp.Create) -> None:
         _copy_table(analysis, clone.this, Dataset(name, dataset_kind))
         return
     if isinstance(query, exp.Query):
-        query = unwrap_query(query)
+        query = _body(analysis, query)
         analysis.operation = "CREATE_VIEW" if kind == "VIEW" else "CREATE_AS_SELECT"
         explicit = (
             tuple(c.name.lower() for c in create.this.expressions) if create.this is not target else None
@@ -203,7 +204,7 @@ def _export(analysis: StatementAnalysis, export: exp.Export) -> None:
     )
     analysis.operation = "EXPORT"
     if uri is not None and isinstance(export.this, exp.Query):
-        analysis.units.append(QueryUnit(Dataset(uri, "path"), unwrap_query(export.this)))
+        analysis.units.append(QueryUnit(Dataset(uri, "path"), _body(analysis, export.this)))
     else:
         analysis.issue("EXPORT DATA without a uri option or a query: no lineage", "unsupported", export)
 
@@ -282,7 +283,7 @@ def _select_into(analysis: StatementAnalysis, select: exp.Select) -> None:
     analysis.operation = "CREATE_AS_SELECT"
     temporary = into.args.get("temporary") or target.name.startswith("#")
     name = _qualified(analysis, target)
-    analysis.units.append(QueryUnit(Dataset(name, "temp" if temporary else "table"), unwrap_query(query)))
+    analysis.units.append(QueryUnit(Dataset(name, "temp" if temporary else "table"), _body(analysis, query)))
 
 
 def _load(analysis: StatementAnalysis, load: exp.LoadData) -> None:
@@ -311,7 +312,7 @@ def _copy(analysis: StatementAnalysis, copy: exp.Copy) -> None:
     for source in sources:
         query = source.this if isinstance(source, exp.Subquery) else None
         if isinstance(query, exp.Query):
-            analysis.units.append(QueryUnit(written, unwrap_query(query)))
+            analysis.units.append(QueryUnit(written, _body(analysis, query)))
             continue
         read = _location(analysis, source)
         if read is not None:
@@ -493,6 +494,11 @@ _HANDLERS = {
     exp.Export: _export,
     exp.Delete: _delete,
 }
+
+
+def _body(analysis: StatementAnalysis, query: exp.Query) -> exp.Query:
+    """A unit's query without redundant parentheses (branches looked at only when the text has a set operation)."""
+    return unwrap_query(query, branches=_SET_OPERATION.search(analysis.sql) is not None)
 
 
 def _qualified(analysis: StatementAnalysis, table: exp.Table) -> str:

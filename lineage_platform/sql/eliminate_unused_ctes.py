@@ -21,6 +21,8 @@ def eliminate_unused_ctes(analysis: StatementAnalysis) -> StatementAnalysis:
     >>> eliminate_unused_ctes(a).units[0].query.sql()
     'SELECT * FROM t'
     """
+    if "with" not in analysis.sql.lower() and not analysis.session.views:
+        return analysis  # no CTE written here and no view inlined that could hold one
     for unit in analysis.units:
         if not _may_have_unused(unit.query):
             continue  # every CTE is read from outside itself: skip the scope analysis

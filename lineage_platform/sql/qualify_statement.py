@@ -7,7 +7,10 @@ from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify import qualify
 
 from lineage_platform.sql.analysis import StatementAnalysis
-from lineage_platform.sql.session import folds_upper
+from lineage_platform.sql.session import folds_lower, folds_upper
+
+_QUOTES = ('"', "`", "[")
+"""Identifier quotes: where a dialect lower-cases unquoted names, only quoted ones need folding."""
 
 
 def qualify_statement(analysis: StatementAnalysis, *, expand_stars: bool = True) -> StatementAnalysis:
@@ -21,8 +24,10 @@ def qualify_statement(analysis: StatementAnalysis, *, expand_stars: bool = True)
     """
     session = analysis.session
     upper = folds_upper(analysis.dialect)
+    fold = not folds_lower(analysis.dialect) or any(quote in analysis.sql for quote in _QUOTES)
     for unit in analysis.units:
-        _fold_identifiers(unit.query, upper=upper)
+        if fold:
+            _fold_identifiers(unit.query, upper=upper)
         options = {
             "dialect": analysis.dialect,
             "db": session.current_db.rpartition(".")[2],

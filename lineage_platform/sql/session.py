@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Mapping
@@ -191,10 +192,21 @@ def check_dialect(dialect: str) -> None:
         ) from error
 
 
+@functools.cache
 def folds_upper(dialect: str) -> bool:
     """Whether the dialect folds unquoted names to upper case (Snowflake, Oracle); others fold to lower case
     or keep the case (then the catalog, lower case, is matched by lower-casing the query's names)."""
     return Dialect.get_or_raise(dialect).NORMALIZATION_STRATEGY is NormalizationStrategy.UPPERCASE
+
+
+@functools.cache
+def folds_lower(dialect: str) -> bool:
+    """Whether sqlglot lower-cases the dialect's unquoted table and column names (Hive, Spark, Postgres, Trino,
+    T-SQL; not BigQuery or MySQL, whose table names keep their case)."""
+    probe = exp.to_table("Ab.Cd")
+    parts = [probe.args["this"], probe.args["db"], exp.to_identifier("Ef")]
+    normalize = Dialect.get_or_raise(dialect).normalize_identifier
+    return all(normalize(part).name.islower() for part in parts)
 
 
 def _sqlglot_schema(mapping: dict[str, dict[str, dict[str, str]]], dialect: str) -> MappingSchema:

@@ -106,8 +106,8 @@ def _cte_base(table: exp.Table, ctes: exp.Expr | None) -> exp.Table:
     return table
 
 
-def unwrap_query(query: exp.Query) -> exp.Query:
-    """The query without redundant parentheses, at the top and around set-operation branches.
+def unwrap_query(query: exp.Query, *, branches: bool = True) -> exp.Query:
+    """The query without redundant parentheses, at the top and (``branches``) around set-operation branches.
 
     >>> unwrap_query(exp.maybe_parse("((SELECT a FROM t) UNION (SELECT b FROM u))")).sql()
     'SELECT a FROM t UNION SELECT b FROM u'
@@ -117,7 +117,7 @@ def unwrap_query(query: exp.Query) -> exp.Query:
         if query.args.get("with_") is not None and not inner.args.get("with_"):
             inner.set("with_", query.args["with_"])
         query = inner
-    for operation in list(query.find_all(exp.SetOperation)):
+    for operation in list(query.find_all(exp.SetOperation)) if branches else []:
         for key in ("this", "expression"):
             branch = operation.args.get(key)
             while _redundant(branch):
