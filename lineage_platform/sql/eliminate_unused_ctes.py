@@ -35,13 +35,15 @@ def eliminate_unused_ctes(analysis: StatementAnalysis) -> StatementAnalysis:
 
 def _may_have_unused(query: exp.Expr) -> bool:
     """Whether some CTE's name is not read outside its own definition (a cheap test before the scope walk)."""
-    names = {cte.alias_or_name.lower() for cte in query.find_all(exp.CTE)}
-    if not names:
-        return False
-    for table in query.find_all(exp.Table):
-        name = table.name.lower()
-        if name in names and not table.db:
-            own = table.find_ancestor(exp.CTE)
-            if own is None or own.alias_or_name.lower() != name:
-                names.discard(name)
+    names: set[str] = set()
+    reads: list[exp.Table] = []
+    for node in query.walk():
+        if isinstance(node, exp.CTE):
+            names.add(node.alias_or_name.lower())
+        elif isinstance(node, exp.Table) and not node.db:
+            reads.append(node)
+    for table in reads:
+        own = table.find_ancestor(exp.CTE)
+        if own is None or own.alias_or_name.lower() != table.name.lower():
+            names.discard(table.name.lower())
     return bool(names)
