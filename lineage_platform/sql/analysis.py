@@ -26,7 +26,7 @@ class QueryUnit:
         """Names of the written columns: explicit target columns, else the query's output names."""
         if self.target_columns is not None:
             return self.target_columns
-        names = tuple(self.query.named_selects)
+        names = tuple(n.lower() for n in self.query.named_selects)
         if self.dynamic_partitions and len(names) >= len(self.dynamic_partitions):
             names = names[: len(names) - len(self.dynamic_partitions)] + self.dynamic_partitions
         return names

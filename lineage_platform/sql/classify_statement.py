@@ -9,10 +9,20 @@ from sqlglot import exp
 from lineage_platform.model import RESULT_DATASET, Dataset
 from lineage_platform.sql.analysis import QueryUnit, StatementAnalysis
 from lineage_platform.sql.session import SessionEffect
+from lineage_platform.sql.synthetic_queries import (
+    branch_condition,
+    from_source,
+    rows_of,
+    touched_rows,
+    unwrap_query,
+    values_query,
+)
+from lineage_platform.sql.tracer import file_path, table_name
 
 _SET_VARIABLE = re.compile(
     r"^\s*SET\s+(?:(hivevar|hiveconf|define):)?([\w.\-]+)\s*=\s*(.*?)\s*;?\s*$", re.I | re.S
 )
+_SET_OPERATION = re.compile(r"\b(?:UNION|INTERSECT|EXCEPT|MINUS)\b", re.I)
 _NO_LINEAGE = (
     exp.Show,
     exp.Describe,
@@ -22,8 +32,13 @@ _NO_LINEAGE = (
     exp.Refresh,
     exp.Transaction,
     exp.Alter,
+    exp.Grant,
+    exp.Revoke,
+    exp.Comment,
+    exp.Declare,
+    exp.Kill,
 )
-"""Statements that read or write no data (session, metadata and maintenance commands)."""
+"""Statements that read or write no data (session, metadata, privilege and maintenance commands)."""
 
 
 def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
@@ -38,10 +53,12 @@ def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
     handler = _HANDLERS.get(type(expression))
     if handler is not None:
         handler(analysis, expression)
+    elif isinstance(expression, exp.Select) and isinstance(expression.args.get("into"), exp.Into):
+        _select_into(analysis, expression)
     elif isinstance(expression, exp.Query):
         analysis.operation = "SELECT"
-        analysis.units.append(QueryUnit(Dataset(RESULT_DATASET, "temp"), expression))
-    elif isinstance(expression, exp.Command) and expression.this in ("EXPORT", "IMPORT"):
+        analysis.units.append(QueryUnit(Dataset(RESULT_DATASET, "temp"), _body(analysis, expression)))
+    elif isinstance(expression, exp.Command) and expression.this in ("EXPORT", "IMPORT", "EXCHANGE"):
         _hive_command(analysis, expression)
     elif not isinstance(expression, _NO_LINEAGE):
         analysis.issue(f"{expression.key.upper()} statements are not analysed for lineage", "unsupported")
@@ -58,7 +75,14 @@ def _insert(analysis: StatementAnalysis, insert: exp.Insert) -> None:
 
 
 def _insert_unit(analysis: StatementAnalysis, insert: exp.Insert, query: exp.Expr | None) -> QueryUnit | None:
-    """The unit of one INSERT: target, explicit/partition columns and the query (CTEs moved onto it)."""
+    """The unit of one INSERT: target, explicit/partition columns and the query (CTEs moved onto it).
+
+    ``VALUES`` rows holding a subquery or a column become ``SELECT row UNION ALL SELECT row …``.
+    """
+    if isinstance(query, exp.Values):
+        query = values_query(query) or query
+    if isinstance(query, exp.Query):
+        query = _body(analysis, query)
     if not isinstance(query, exp.Query):
         analysis.issue("INSERT ... VALUES writes constants only; no column lineage", "unsupported", insert)
         target = insert.this.this if isinstance(insert.this, exp.Schema) else insert.this
@@ -87,13 +111,21 @@ def _insert_unit(analysis: StatementAnalysis, insert: exp.Insert, query: exp.Exp
 
 
 def _multi_insert(analysis: StatementAnalysis, multi: exp.MultitableInserts) -> None:
+    """Hive ``FROM s INSERT … SELECT … INSERT …`` and Snowflake ``INSERT ALL|FIRST [WHEN c THEN] INTO t
+    [VALUES (…)] … SELECT …``: one unit per INSERT over the shared source."""
     source = multi.args.get("source")
     ctes = multi.args.get("with_")
-    inserts = [i for i in multi.expressions if isinstance(i, exp.Insert)]
-    analysis.operation = "INSERT_OVERWRITE" if any(i.args.get("overwrite") for i in inserts) else "INSERT"
-    for insert in inserts:
+    branches = [
+        (i.this, branch_condition(i, multi)) if isinstance(i, exp.ConditionalInsert) else (i, None)
+        for i in multi.expressions
+    ]
+    inserts = [(i, c) for i, c in branches if isinstance(i, exp.Insert)]
+    analysis.operation = "INSERT_OVERWRITE" if any(i.args.get("overwrite") for i, _ in inserts) else "INSERT"
+    for insert, condition in inserts:
         query = insert.expression
-        if isinstance(query, exp.Select) and source is not None and not query.args.get("from_"):
+        if multi.args.get("kind") and isinstance(source, exp.Query):  # Snowflake INSERT ALL|FIRST … SELECT
+            query = rows_of(source, query, condition)
+        elif isinstance(query, exp.Select) and source is not None and not query.args.get("from_"):
             _share_source(query, source)
         if isinstance(query, exp.Query) and ctes is not None and not query.args.get("with_"):
             query.set("with_", ctes.copy())
@@ -121,7 +153,13 @@ def _create(analysis: StatementAnalysis, create: exp.Create) -> None:
     name = _qualified(analysis, target)
     dataset_kind = "temp" if create.find(exp.TemporaryProperty) is not None else kind.lower()
     query = create.expression
+    clone = create.args.get("clone")
+    if isinstance(clone, exp.Clone) and isinstance(clone.this, exp.Table):
+        analysis.operation = "CREATE_AS_SELECT"
+        _copy_table(analysis, clone.this, Dataset(name, dataset_kind))
+        return
     if isinstance(query, exp.Query):
+        query = _body(analysis, query)
         analysis.operation = "CREATE_VIEW" if kind == "VIEW" else "CREATE_AS_SELECT"
         explicit = (
             tuple(c.name.lower() for c in create.this.expressions) if create.this is not target else None
@@ -129,6 +167,9 @@ def _create(analysis: StatementAnalysis, create: exp.Create) -> None:
         analysis.units.append(QueryUnit(Dataset(name, dataset_kind), query, explicit))  # type: ignore[arg-type]
         return
     analysis.operation = "CREATE_TABLE"
+    location = _data_location(create)
+    if location is not None:  # a table or view over files: the files are read
+        analysis.inputs.append(Dataset(location, "path"))
     like = create.find(exp.LikeProperty)
     columns = _declared_columns(create)
     if like is not None and isinstance(like.this, exp.Table):
@@ -138,12 +179,52 @@ def _create(analysis: StatementAnalysis, create: exp.Create) -> None:
     analysis.outputs.append(Dataset(name, dataset_kind, columns))
 
 
-def _clear(analysis: StatementAnalysis, statement: exp.TruncateTable | exp.Delete) -> None:
-    """TRUNCATE and DELETE write their tables (rows removed) and read nothing else."""
-    tables = statement.expressions if isinstance(statement, exp.TruncateTable) else [statement.this]
-    for table in tables:
+def _data_location(create: exp.Create) -> str | None:
+    """Where a table's data lives: ``LOCATION '…'`` or Spark's ``USING fmt OPTIONS (path '…')``."""
+    location = create.find(exp.LocationProperty)
+    if location is not None and isinstance(location.this, exp.Literal):
+        return location.this.name
+    for options in create.find_all(exp.OptionsProperty):
+        for option in options.expressions:
+            if isinstance(option, exp.Property) and option.name.lower() == "path":
+                return option.args["value"].name
+    return None
+
+
+def _export(analysis: StatementAnalysis, export: exp.Export) -> None:
+    """BigQuery ``EXPORT DATA OPTIONS (uri = '…') AS SELECT …``: the query written to the URI."""
+    options = export.args.get("options")
+    uri = next(
+        (
+            o.args["value"].name
+            for o in (options.expressions if options is not None else [])
+            if isinstance(o, exp.Property) and o.name.lower() == "uri"
+        ),
+        None,
+    )
+    analysis.operation = "EXPORT"
+    if uri is not None and isinstance(export.this, exp.Query):
+        analysis.units.append(QueryUnit(Dataset(uri, "path"), _body(analysis, export.this)))
+    else:
+        analysis.issue("EXPORT DATA without a uri option or a query: no lineage", "unsupported", export)
+
+
+def _truncate(analysis: StatementAnalysis, statement: exp.TruncateTable) -> None:
+    """TRUNCATE writes its tables (rows removed) and reads nothing else."""
+    for table in statement.expressions:
         if isinstance(table, exp.Table):
             analysis.outputs.append(Dataset(_qualified(analysis, table), _kind(analysis, table)))
+
+
+def _delete(analysis: StatementAnalysis, delete: exp.Delete) -> None:
+    """DELETE becomes ``SELECT FROM t [JOIN/USING sources] WHERE condition``: sources are read, their
+    columns decide which rows go (weak edges onto the target), no value is written."""
+    analysis.operation = "DELETE"
+    sources = [delete.this, *(delete.args.get("using") or [])]
+    for target in delete.args.get("tables") or [delete.this]:
+        query, written = touched_rows(target, sources, delete.args.get("where"), delete.args.get("with_"))
+        dataset = Dataset(_qualified(analysis, written), _kind(analysis, written))
+        analysis.units.append(QueryUnit(dataset, query, ()))
 
 
 def _cache(analysis: StatementAnalysis, cache: exp.Cache) -> None:
@@ -165,6 +246,10 @@ def _drop(analysis: StatementAnalysis, drop: exp.Drop) -> None:
             analysis.outputs.append(Dataset(_qualified(analysis, table), kind))
 
 
+_RENAME_IN_PLACE = frozenset({"postgres", "redshift", "spark", "spark2", "databricks"})
+"""Engines where ``ALTER TABLE s.t RENAME TO u`` keeps the table in ``s`` (others resolve ``u`` like any name)."""
+
+
 def _alter(analysis: StatementAnalysis, alter: exp.Alter) -> None:
     rename = next((a for a in alter.args.get("actions") or [] if isinstance(a, exp.AlterRename)), None)
     if rename is None or not isinstance(alter.this, exp.Table):
@@ -173,9 +258,35 @@ def _alter(analysis: StatementAnalysis, alter: exp.Alter) -> None:
     analysis.operation = "ALTER_RENAME"
     old = _qualified(analysis, alter.this)
     new = _qualified(analysis, rename.this)
+    if analysis.dialect in _RENAME_IN_PLACE and not rename.this.db:
+        new = f"{old.rpartition('.')[0]}.{rename.this.name.lower()}"
     columns = analysis.session.columns_of(old) or ()
     analysis.inputs.append(Dataset(old, _kind(analysis, alter.this), columns))
     analysis.outputs.append(Dataset(new, _kind(analysis, alter.this), columns))
+
+
+def _copy_table(analysis: StatementAnalysis, source: exp.Table, target: Dataset) -> None:
+    """Every row of ``source`` copied into ``target`` (CLONE, EXCHANGE PARTITION): column by column when
+    the session knows ``source``'s columns, else table-level only."""
+    columns = analysis.session.columns_of(_qualified(analysis, source))
+    if columns is None:
+        analysis.inputs.append(Dataset(_qualified(analysis, source), _kind(analysis, source)))
+        analysis.outputs.append(target)
+        return
+    query = exp.select(*(exp.column(c) for c in columns)).from_(source.copy())
+    analysis.units.append(QueryUnit(target, query, columns))
+
+
+def _select_into(analysis: StatementAnalysis, select: exp.Select) -> None:
+    """``SELECT … INTO new_table FROM …`` (T-SQL, Postgres) creates the table from the query, as CTAS."""
+    into = select.args["into"]
+    target = into.this
+    query = select.copy()
+    query.set("into", None)
+    analysis.operation = "CREATE_AS_SELECT"
+    temporary = into.args.get("temporary") or target.name.startswith("#")
+    name = _qualified(analysis, target)
+    analysis.units.append(QueryUnit(Dataset(name, "temp" if temporary else "table"), _body(analysis, query)))
 
 
 def _load(analysis: StatementAnalysis, load: exp.LoadData) -> None:
@@ -185,8 +296,51 @@ def _load(analysis: StatementAnalysis, load: exp.LoadData) -> None:
     analysis.outputs.append(Dataset(_qualified(analysis, load.this), _kind(analysis, load.this)))
 
 
+def _copy(analysis: StatementAnalysis, copy: exp.Copy) -> None:
+    """``COPY`` between a table (or a query) and files: Snowflake ``COPY INTO t FROM @stage`` / ``COPY INTO
+    @stage FROM (SELECT …)``, Postgres ``COPY t FROM 'file'`` / ``COPY (SELECT …) TO 'file'``.
+
+    Into a table it is a ``LOAD`` (files in, table out), into files an ``EXPORT``; a query is traced.
+    """
+    this = copy.this.this if isinstance(copy.this, exp.Schema) else copy.this
+    files = copy.args.get("files") or []
+    if copy.args.get("kind"):  # COPY [INTO] this FROM files
+        sources, target = files, this
+    else:  # COPY this TO files
+        sources, target = [this], files[0] if files else None
+    written = _location(analysis, target) if target is not None else None
+    if written is None:
+        return
+    analysis.operation = "EXPORT" if written.kind == "path" else "LOAD"
+    for source in sources:
+        query = source.this if isinstance(source, exp.Subquery) else None
+        if isinstance(query, exp.Query):
+            analysis.units.append(QueryUnit(written, _body(analysis, query)))
+            continue
+        read = _location(analysis, source)
+        if read is not None:
+            analysis.inputs.append(read)
+    if not analysis.units:
+        analysis.outputs.append(written)
+
+
+def _location(analysis: StatementAnalysis, node: exp.Expr) -> Dataset | None:
+    """A COPY end: a file path or stage (``'s3://…'``, ``@stage/dir``) or a table."""
+    if isinstance(node, exp.Literal):
+        return Dataset(node.name, "path")
+    if isinstance(node, exp.Table):
+        if isinstance(node.this, exp.Literal) or node.name.startswith("@"):
+            return Dataset(node.name, "path")
+        return Dataset(_qualified(analysis, node), _kind(analysis, node))
+    return None
+
+
 def _hive_command(analysis: StatementAnalysis, command: exp.Command) -> None:
     table, path = command.expression.expressions
+    if command.this == "EXCHANGE":  # the partition moves from ``path`` (the other table) into ``table``
+        analysis.operation = "ALTER_EXCHANGE"
+        _copy_table(analysis, path, Dataset(_qualified(analysis, table), _kind(analysis, table)))
+        return
     analysis.operation = command.this
     table_dataset = Dataset(_qualified(analysis, table), _kind(analysis, table))
     path_dataset = Dataset(path.name, "path")
@@ -199,8 +353,22 @@ def _hive_command(analysis: StatementAnalysis, command: exp.Command) -> None:
 
 
 def _use(analysis: StatementAnalysis, use: exp.Use) -> None:
+    """``USE [SCHEMA|DATABASE|CATALOG] name``: the database (or ``catalog.schema``) of unqualified names.
+
+    A one-part schema keeps the current catalog (Trino, Snowflake ``USE SCHEMA s``); a catalog-level name
+    (``USE CATALOG c``, Snowflake ``USE DATABASE d``) opens its default schema (``default``; ``public``
+    in Snowflake), as those engines do.
+    """
     analysis.operation = "USE"
-    analysis.effect = SessionEffect(use_db=use.this.name.lower() if use.this else None)
+    if not isinstance(use.this, exp.Table):
+        return
+    kind = use.text("kind").upper()
+    name = table_name(use.this)
+    if kind == "CATALOG" or (kind == "DATABASE" and analysis.dialect == "snowflake"):
+        name = f"{name}.{'public' if analysis.dialect == 'snowflake' else 'default'}"
+    elif "." not in name and analysis.session.current_catalog:
+        name = f"{analysis.session.current_catalog}.{name}"
+    analysis.effect = SessionEffect(use_db=name)
 
 
 def _set(analysis: StatementAnalysis, _: exp.Set) -> None:
@@ -224,15 +392,14 @@ def _merge(analysis: StatementAnalysis, merge: exp.Merge) -> None:
         then = when.args.get("then")
         if when.args.get("condition") is not None:
             conditions.append(when.args["condition"].copy())
-        for name, value in _merge_assignments(analysis, then, source, ctes):
+        for name, value in _merge_assignments(analysis, then, source, ctes, target):
             assignments.setdefault(name, []).append(value)
     name = _qualified(analysis, target)
-    if not assignments:
-        analysis.outputs.append(Dataset(name, _kind(analysis, target)))
-        return
+    # without known assignments (DELETE branches, ``*`` over an unknown source) the rows are still read
     names = tuple(n for n, values in assignments.items() for _ in values)
     projections = [v for values in assignments.values() for v in values]
-    query = exp.select(*projections).from_(target.copy()).join(source.copy(), on=merge.args["on"].copy())
+    query = exp.Select().from_(target.copy()).join(source.copy(), on=merge.args["on"].copy())
+    query.set("expressions", projections)
     if conditions:
         query = query.where(exp.or_(*conditions))
     if ctes is not None:
@@ -241,9 +408,14 @@ def _merge(analysis: StatementAnalysis, merge: exp.Merge) -> None:
 
 
 def _merge_assignments(
-    analysis: StatementAnalysis, then: exp.Expr | None, source: exp.Expr, ctes: exp.Expr | None
+    analysis: StatementAnalysis,
+    then: exp.Expr | None,
+    source: exp.Expr,
+    ctes: exp.Expr | None,
+    target: exp.Table,
 ) -> list[tuple[str, exp.Expr]]:
-    """(target column, value) pairs of one WHEN branch; ``UPDATE SET *`` / ``INSERT *`` copy by name."""
+    """(target column, value) pairs of one WHEN branch; ``UPDATE SET *`` / ``INSERT *`` copy by name,
+    ``INSERT VALUES (…)`` without a column list fills the target's known columns in order."""
     if isinstance(then, exp.Update):
         if any(isinstance(a, exp.Star) for a in then.expressions):
             return _copy_all(analysis, source, ctes, then)
@@ -251,10 +423,18 @@ def _merge_assignments(
     if isinstance(then, exp.Insert):
         if isinstance(then.this, exp.Star):
             return _copy_all(analysis, source, ctes, then)
-        if isinstance(then.this, exp.Tuple) and isinstance(then.expression, exp.Tuple):
-            return [
-                (c.name.lower(), v.copy()) for c, v in zip(then.this.expressions, then.expression.expressions)
-            ]
+        if not isinstance(then.expression, exp.Tuple):
+            return []
+        if isinstance(then.this, exp.Tuple):
+            names = [c.name.lower() for c in then.this.expressions]
+        else:
+            names = list(analysis.session.columns_of(_qualified(analysis, target)) or ())
+            if not names:
+                analysis.issue(
+                    f"MERGE ... INSERT VALUES needs the columns of {target.name!r}; pass its schema",
+                    node=then,
+                )
+        return [(name, from_source(value, source)) for name, value in zip(names, then.expression.expressions)]
     return []
 
 
@@ -287,15 +467,16 @@ def _source_columns(
 
 
 def _update(analysis: StatementAnalysis, update: exp.Update) -> None:
-    """UPDATE becomes ``SELECT new values FROM t WHERE condition`` written to ``t``."""
-    analysis.operation = "OTHER"
-    target = update.this
-    query = exp.select(*(a.expression.copy() for a in update.expressions)).from_(target.copy())
-    if update.args.get("where") is not None:
-        query.set("where", update.args["where"].copy())
+    """UPDATE becomes ``SELECT new values FROM t [JOIN / FROM sources] WHERE condition`` written to ``t``."""
+    analysis.operation = "UPDATE"
+    from_ = update.args.get("from_")
+    sources = [update.this, *([from_.this, *(from_.args.get("joins") or [])] if from_ is not None else [])]
+    query, written = touched_rows(update.this, sources, update.args.get("where"), update.args.get("with_"))
+    for assignment in update.expressions:
+        query.select(assignment.expression.copy(), copy=False)
     names = tuple(a.this.name.lower() for a in update.expressions)
     analysis.units.append(
-        QueryUnit(Dataset(_qualified(analysis, target), _kind(analysis, target)), query, names)
+        QueryUnit(Dataset(_qualified(analysis, written), _kind(analysis, written)), query, names)
     )
 
 
@@ -311,19 +492,26 @@ _HANDLERS = {
     exp.Set: _set,
     exp.Merge: _merge,
     exp.Update: _update,
-    exp.TruncateTable: _clear,
-    exp.Delete: _clear,
+    exp.TruncateTable: _truncate,
+    exp.Copy: _copy,
+    exp.Export: _export,
+    exp.Delete: _delete,
 }
+
+
+def _body(analysis: StatementAnalysis, query: exp.Query) -> exp.Query:
+    """A unit's query without redundant parentheses (branches looked at only when the text has a set operation)."""
+    return unwrap_query(query, branches=_SET_OPERATION.search(analysis.sql) is not None)
 
 
 def _qualified(analysis: StatementAnalysis, table: exp.Table) -> str:
     """``db.table`` in lower case, unqualified names taken to the session's current database."""
-    return analysis.session.qualify_name(
-        ".".join(p for p in (table.catalog, table.db, table.name) if p).lower()
-    )
+    return file_path(table) or analysis.session.qualify_name(table_name(table))
 
 
 def _kind(analysis: StatementAnalysis, table: exp.Table) -> str:
+    if file_path(table):
+        return "path"
     return "temp" if _qualified(analysis, table) in analysis.session.temporary else "table"
 
 

@@ -6,7 +6,7 @@ from sqlglot import exp
 
 from lineage_platform.model import Dataset
 from lineage_platform.sql.analysis import StatementAnalysis
-from lineage_platform.sql.tracer import table_name
+from lineage_platform.sql.tracer import file_path, table_name
 
 
 def collect_datasets(analysis: StatementAnalysis) -> StatementAnalysis:
@@ -24,8 +24,10 @@ def collect_datasets(analysis: StatementAnalysis) -> StatementAnalysis:
                 for source in scope.sources.values():
                     if isinstance(source, exp.Table) and source.name:
                         name = table_name(source)
-                        kind = "temp" if name in session.temporary else "table"
+                        kind = (
+                            "path" if file_path(source) else "temp" if name in session.temporary else "table"
+                        )
                         analysis.inputs.append(Dataset(name, kind, session.columns_of(name) or ()))
-        names = tuple(n for n in unit.output_names() if n != "*")
+        names = tuple(dict.fromkeys(n for n in unit.output_names() if n != "*"))
         analysis.outputs.append(Dataset(unit.target.name, unit.target.kind, names))
     return analysis

@@ -22,8 +22,10 @@ from lineage_platform.sql.analysis import StatementAnalysis
 from lineage_platform.sql.build_scopes import build_scopes
 from lineage_platform.sql.classify_statement import classify_statement
 from lineage_platform.sql.collect_datasets import collect_datasets
+from lineage_platform.sql.eliminate_unused_ctes import eliminate_unused_ctes
 from lineage_platform.sql.expand_views import expand_views
 from lineage_platform.sql.extract_predicates import extract_predicates
+from lineage_platform.sql.name_outputs import name_outputs
 from lineage_platform.sql.parsing import StatementParseError, parse_statement
 from lineage_platform.sql.prune_projections import prune_projections
 from lineage_platform.sql.qualify_statement import qualify_statement
@@ -46,7 +48,9 @@ Pass = Callable[..., StatementAnalysis]
 PASSES: tuple[Pass, ...] = (
     classify_statement,
     expand_views,
+    eliminate_unused_ctes,
     resolve_join_using,
+    name_outputs,
     qualify_statement,
     simplify_statement,
     prune_projections,
@@ -192,6 +196,7 @@ def _analyse(
         SqlglotError,
         LineageError,
         RecursionError,
+        AssertionError,
         ValueError,
         TypeError,
         AttributeError,

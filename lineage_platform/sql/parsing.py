@@ -16,10 +16,21 @@ _PATH = r"'(?P<path>[^']*)'"
 _SET = re.compile(r"^\s*SET\b", re.I)
 _PARTITION_IF_NOT_EXISTS = re.compile(r"(PARTITION\s*\([^)]*\)\s*)(IF\s+NOT\s+EXISTS)", re.I)
 """Hive's ``INSERT OVERWRITE TABLE t PARTITION (…) IF NOT EXISTS``, which sqlglot does not parse."""
+_DIRECTORY_USING = re.compile(r"(DIRECTORY\s+'[^']*'\s+)(USING\s+\w+(?:\s+OPTIONS\s*\([^)]*\))?)", re.I)
+"""Spark's ``INSERT OVERWRITE DIRECTORY '…' USING fmt [OPTIONS (…)]`` (the format changes no lineage)."""
+_BULK_INSERT = re.compile(r"^\s*BULK\s+INSERT\s+(?P<table>[\w\[\]`\".#]+)\s+FROM\s+'(?P<path>[^']*)'", re.I)
+"""T-SQL's ``BULK INSERT t FROM 'file'``: a file loaded into a table, as Hive's LOAD DATA."""
+_REPLACE_INTO = re.compile(r"^(\s*)REPLACE(\s+(?:LOW_PRIORITY\s+|DELAYED\s+)?INTO\b)", re.I)
+"""MySQL's ``REPLACE INTO t …`` (an INSERT that first deletes clashing rows), which sqlglot keeps as text."""
 _HIVE_COMMANDS = {
     "EXPORT": re.compile(rf"^\s*EXPORT\s+TABLE\s+{_TABLE_NAME}\s+TO\s+{_PATH}", re.I | re.S),
     "IMPORT": re.compile(
         rf"^\s*IMPORT\s+(?:EXTERNAL\s+)?TABLE\s+{_TABLE_NAME}\s+FROM\s+{_PATH}", re.I | re.S
+    ),
+    "EXCHANGE": re.compile(
+        r"^\s*ALTER\s+TABLE\s+(?P<table>[\w`.]+)\s+EXCHANGE\s+PARTITION\s*\((?P<partition>[^)]*)\)"
+        r"\s+WITH\s+TABLE\s+(?P<source>[\w`.]+)",
+        re.I | re.S,
     ),
 }
 
@@ -34,7 +45,9 @@ class StatementParseError(SqlError):
 
 
 def parse_statement(text: str, dialect: str) -> exp.Expr:
-    """Parse one statement; Hive ``EXPORT``/``IMPORT`` become a ``Command`` holding (table, path).
+    """Parse one statement; Hive ``EXPORT``/``IMPORT`` become a ``Command`` holding (table, path),
+    ``ALTER TABLE t EXCHANGE PARTITION (…) WITH TABLE s`` one named ``EXCHANGE`` holding (t, s), T-SQL
+    ``BULK INSERT t FROM 'file'`` a ``LoadData`` like Hive's ``LOAD DATA INPATH``.
 
     ``SET`` statements are not parsed (Hive's ``SET a.b=c`` is not SQL): they become an empty ``Set``.
 
@@ -47,8 +60,14 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
     command = _hive_command(text, dialect)
     if command is not None:
         return command
+    bulk = _BULK_INSERT.match(text)
+    if bulk is not None:
+        table = exp.to_table(bulk.group("table"), dialect=dialect)
+        return exp.LoadData(this=table, inpath=exp.Literal.string(bulk.group("path")))
     # blanked, not removed, so positions in the text stay valid for error reports and predicate values
     text = _PARTITION_IF_NOT_EXISTS.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
+    text = _DIRECTORY_USING.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
+    text = _REPLACE_INTO.sub(lambda m: m.group(1) + "INSERT " + m.group(2), text)  # same length
     return _parse(text, dialect)
 
 
@@ -85,6 +104,11 @@ def _hive_command(text: str, dialect: str) -> exp.Command | None:
         match = pattern.match(text)
         if match:
             table = exp.to_table(match.group("table").replace("`", ""), dialect=dialect)
-            path = exp.Literal.string(match.group("path"))
+            other = match.groupdict().get("path")
+            path = (
+                exp.Literal.string(other)
+                if other is not None
+                else exp.to_table(match.group("source").replace("`", ""), dialect=dialect)
+            )
             return exp.Command(this=name, expression=exp.Tuple(expressions=[table, path]))
     return None

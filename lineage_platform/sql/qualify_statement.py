@@ -7,6 +7,10 @@ from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify import qualify
 
 from lineage_platform.sql.analysis import StatementAnalysis
+from lineage_platform.sql.session import folds_lower, folds_upper
+
+_QUOTES = ('"', "`", "[")
+"""Identifier quotes: where a dialect lower-cases unquoted names, only quoted ones need folding."""
 
 
 def qualify_statement(analysis: StatementAnalysis, *, expand_stars: bool = True) -> StatementAnalysis:
@@ -19,10 +23,15 @@ def qualify_statement(analysis: StatementAnalysis, *, expand_stars: bool = True)
     'SELECT t.a AS a FROM db.t AS t'
     """
     session = analysis.session
+    upper = folds_upper(analysis.dialect)
+    fold = not folds_lower(analysis.dialect) or any(quote in analysis.sql for quote in _QUOTES)
     for unit in analysis.units:
+        if fold:
+            _fold_identifiers(unit.query, upper=upper)
         options = {
             "dialect": analysis.dialect,
-            "db": session.current_db,
+            "db": session.current_db.rpartition(".")[2],
+            "catalog": session.current_catalog,
             "schema": session.schema,
             "expand_stars": expand_stars,
             "validate_qualify_columns": False,
@@ -39,26 +48,17 @@ def qualify_statement(analysis: StatementAnalysis, *, expand_stars: bool = True)
             except SqlglotError as error:
                 analysis.issue(f"tables could not be qualified: {error}", node=unit.query)
                 continue
-        _name_outputs(unit.query, hive_names=analysis.dialect == "hive")
     return analysis
 
 
-def _name_outputs(query: exp.Expr, *, hive_names: bool) -> None:
-    """Give every unnamed projection a name: ``_c<position>`` as Hive does, else sqlglot's ``_col_<position>``.
+def _fold_identifiers(query: exp.Expr, *, upper: bool) -> None:
+    """Fold every name (quoted ones too) to the case the catalog is kept in, so ``DS.Orders`` and ``"MyCol"``
+    find ``ds.orders`` / ``mycol`` in dialects that keep the case (BigQuery, MySQL tables) or quote it.
 
-    sqlglot names unaliased expressions ``_col_<n>``; Hive calls them ``_c<n>`` (and queries may read
-    ``sub._c0``), so in the Hive dialect those names are rewritten.
+    Lineage names are lower case anyway; names differing only by case are taken to be the same.
     """
-    for select in query.find_all(exp.Select):
-        for position, projection in enumerate(select.selects):
-            if isinstance(projection, exp.Star) or (
-                isinstance(projection, exp.Column) and projection.is_star
-            ):
-                continue
-            name = projection.alias_or_name
-            if not name:
-                projection.replace(
-                    exp.alias_(projection.copy(), f"_c{position}" if hive_names else f"_col_{position}")
-                )
-            elif hive_names and isinstance(projection, exp.Alias) and name == f"_col_{position}":
-                projection.set("alias", exp.to_identifier(f"_c{position}"))
+    for identifier in query.find_all(exp.Identifier):
+        name = identifier.this
+        folded = name.upper() if upper else name.lower()
+        if folded != name:
+            identifier.set("this", folded)

@@ -16,7 +16,7 @@ def record_effects(analysis: StatementAnalysis) -> StatementAnalysis:
     >>> from lineage_platform.sql.extractor import new_analysis, run_passes
     >>> a = run_passes(new_analysis("CREATE VIEW v AS SELECT a FROM db.t"), until=record_effects)
     >>> a.effect.views
-    (('default.v', 'SELECT a AS a FROM db.t AS t'),)
+    (('default.v', 'SELECT a FROM db.t AS t'),)
     """
     effect = analysis.effect
     tables = dict(effect.tables)
@@ -52,11 +52,16 @@ def record_effects(analysis: StatementAnalysis) -> StatementAnalysis:
 
 
 def _definition(query: exp.Query, columns: tuple[str, ...] | None) -> exp.Query:
-    """The view's query with its outputs renamed to the view's declared column list, if it has one."""
-    if not columns:
-        return query
+    """The view's query with its outputs renamed to the view's declared column list, if it has one.
+
+    ``col AS col`` becomes ``col``: sqlglot cannot re-qualify ``SELECT a AS a … GROUP BY a`` over a table of
+    unknown schema (it cannot tell the alias from the column), and the view is qualified again where used.
+    """
     renamed = query.copy()
+    for alias in list(renamed.find_all(exp.Alias)):
+        if isinstance(alias.this, exp.Column) and alias.this.name == alias.alias and alias.parent_select:
+            alias.replace(alias.this)
     select = leftmost_select(renamed)
-    for projection, name in zip(select.selects, columns):
+    for projection, name in zip(select.selects, columns or ()):
         projection.replace(exp.alias_(projection.unalias().copy(), name))
     return renamed

@@ -9,14 +9,16 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType
 
 _NAME_TOKENS = {TokenType.VAR, TokenType.IDENTIFIER}
-_READS_AFTER = {TokenType.FROM, TokenType.JOIN}
+_READS_AFTER = {TokenType.FROM, TokenType.JOIN, TokenType.USING}
 _WRITES_AFTER = {TokenType.TABLE, TokenType.INTO, TokenType.VIEW}
 _SKIPPED_BEFORE_NAME = {"IF", "NOT", "EXISTS", "TABLE"}
+_WRITING_STATEMENTS = {TokenType.INSERT, TokenType.CREATE, TokenType.WITH, TokenType.MERGE, TokenType.REPLACE}
 
 
 @dataclass(frozen=True)
 class SalvagedTables:
-    """Tables named after FROM/JOIN (read) and after INSERT … TABLE/INTO or CREATE … TABLE/VIEW (written)."""
+    """Tables named after FROM/JOIN/USING (read) and after INSERT … TABLE/INTO, CREATE … TABLE/VIEW, MERGE INTO,
+    UPDATE or DELETE … FROM (written)."""
 
     reads: tuple[str, ...]
     writes: tuple[str, ...]
@@ -32,11 +34,17 @@ def salvage_tables(text: str, dialect: str, current_db: str) -> SalvagedTables |
         tokens = Dialect.get_or_raise(dialect).tokenize(text)
     except SqlglotError:
         return None
-    writing = bool(tokens) and tokens[0].token_type in (TokenType.INSERT, TokenType.CREATE, TokenType.WITH)
+    first = tokens[0].token_type if tokens else None
+    writing = first in _WRITING_STATEMENTS
     ctes = _cte_names(tokens)
     reads: dict[str, None] = {}
     writes: dict[str, None] = {}
+    target = _target_of_change(tokens)
+    if target:
+        writes[_qualified(target[0], current_db)] = None
     for position, token in enumerate(tokens):
+        if target and position == target[1]:
+            continue  # DELETE FROM t: t is written, not read
         if token.token_type in _READS_AFTER:
             name = _name_at(tokens, position + 1)
             if name and name not in ctes:
@@ -46,6 +54,18 @@ def salvage_tables(text: str, dialect: str, current_db: str) -> SalvagedTables |
             if name:
                 writes[_qualified(name, current_db)] = None
     return SalvagedTables(tuple(reads), tuple(writes))
+
+
+def _target_of_change(tokens: list[Token]) -> tuple[str, int] | None:
+    """(table, position of the keyword naming it) of ``UPDATE t …`` or ``DELETE [x] FROM t …``, else None."""
+    if not tokens or tokens[0].token_type not in (TokenType.UPDATE, TokenType.DELETE):
+        return None
+    if tokens[0].token_type == TokenType.UPDATE:
+        name = _name_at(tokens, 1)
+        return (name, 0) if name else None
+    position = next((i for i, t in enumerate(tokens) if t.token_type == TokenType.FROM), None)
+    name = _name_at(tokens, position + 1) if position is not None else None
+    return (name, position) if name and position is not None else None
 
 
 def _cte_names(tokens: list[Token]) -> set[str]:

@@ -10,7 +10,7 @@ from lineage_platform.model import ColumnEdge
 from lineage_platform.sql.analysis import QueryUnit, StatementAnalysis
 from lineage_platform.sql.flow import Flow
 from lineage_platform.sql.function_rules import FunctionRule, merge_rules
-from lineage_platform.sql.tracer import Tracer, leftmost_select
+from lineage_platform.sql.tracer import Tracer, leftmost_select, projections
 
 
 def trace_columns(
@@ -36,7 +36,7 @@ def trace_columns(
 def _trace_unit(analysis: StatementAnalysis, unit: QueryUnit, tracer: Tracer) -> None:
     root = unit.scope
     assert root is not None
-    selects = leftmost_select(unit.query).selects
+    selects = projections(leftmost_select(unit.query))
     names = unit.output_names()
     if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in selects):
         analysis.issue(

@@ -49,9 +49,26 @@ PLAIN = Usage()
 """A value used as it is (strong, IDENTITY)."""
 
 
+FILE_FORMATS = frozenset({"parquet", "csv", "json", "orc", "delta", "text", "avro", "binaryfile", "iceberg"})
+"""Spark's ``format.`/path``` file sources: the table's "database" names the format."""
+
+
 def table_name(table: exp.Table) -> str:
-    """Lower-case ``db.table`` (or ``catalog.db.table``) of a qualified table reference."""
-    return ".".join(part for part in (table.catalog, table.db, table.name) if part).lower()
+    """Lower-case ``db.table`` (or ``catalog.db.table``) of a qualified table reference; a file source's path.
+
+    >>> table_name(exp.to_table("c.s.t")), table_name(exp.maybe_parse("parquet.`/data/x`", into=exp.Table, dialect="spark"))
+    ('c.s.t', '/data/x')
+    """
+    return (
+        file_path(table) or ".".join(part for part in (table.catalog, table.db, table.name) if part).lower()
+    )
+
+
+def file_path(table: exp.Table) -> str | None:
+    """The path of a Spark file source (``parquet.`/dir```, ``delta.`s3://b/t```), else None."""
+    if table.db.lower() in FILE_FORMATS and not table.catalog and ("/" in table.name or ":" in table.name):
+        return table.name
+    return None
 
 
 class Tracer:
@@ -73,6 +90,8 @@ class Tracer:
     # outputs ---------------------------------------------------------------------------------------------
     def output_at(self, scope: Scope, position: int) -> list[Flow]:
         """Flows into the ``position``-th output column of ``scope``."""
+        # a recursive CTE's self-reference is a bare scope over its anchor SELECT: use the anchor's own scope
+        scope = self._scopes.get(id(scope.expression), scope)
         key = (id(scope), position)
         if key not in self._outputs:
             self._outputs[key] = []  # guards recursive CTE self-references
@@ -81,13 +100,15 @@ class Tracer:
 
     def output_named(self, scope: Scope, name: str, node: exp.Expr) -> list[Flow]:
         """Flows into the output column called ``name`` of ``scope``."""
+        scope = self._scopes.get(id(scope.expression), scope)
         expression = scope.expression
-        if isinstance(expression, exp.Lateral):
-            names = (
-                [c.name.lower() for c in expression.args["alias"].columns]
-                if expression.args.get("alias")
-                else []
-            )
+        inner = self._lateral_query(scope)
+        if inner is not None:
+            return self.output_named(inner, name, node)
+        if isinstance(expression, _UDTFS):
+            names = _udtf_names(expression)
+            if not names:  # a table function of unknown columns (OPENJSON, TABLE(FLATTEN(…)))
+                return self._udtf_column(scope, expression, name)
         else:
             names = [n.lower() for n in leftmost_select(expression).named_selects]
         if name in names:
@@ -108,12 +129,61 @@ class Tracer:
             )
             return [f for child in children for f in self.output_at(child, position)]
         if isinstance(expression, exp.Lateral):
+            inner = self._lateral_query(scope)
+            if inner is not None:
+                return self.output_at(inner, position)
+            names = _udtf_names(expression)
+            if tuple(names) == FLATTEN_COLUMNS:
+                return self._udtf_column(scope, expression, names[position])
             return self._udtf_output(scope, expression, position)
+        if isinstance(expression, exp.Unnest):
+            return self._unnest_output(scope, expression, position)
         if isinstance(expression, exp.Select):
-            selects = expression.selects
+            selects = projections(expression)
             if position < len(selects):
                 return self.flows(scope, selects[position])
         return []
+
+    def _lateral_query(self, scope: Scope) -> Scope | None:
+        """The subquery scope of ``LATERAL (SELECT …)`` / T-SQL ``CROSS APPLY (SELECT …)``, else None."""
+        lateral = scope.expression
+        if not isinstance(lateral, exp.Lateral):
+            return None
+        query = lateral.this.this if isinstance(lateral.this, exp.Subquery) else lateral.this
+        return self._scopes.get(id(query)) if isinstance(query, exp.Query) else None
+
+    def _pivot_output(self, scope: Scope, pivot: exp.Pivot, name: str) -> list[Flow]:
+        """Column ``name`` of a PIVOT / UNPIVOT: a pivoted value column is its aggregation (the FOR column
+        decides which rows land in it: weak CONDITIONAL); UNPIVOT's value column reads every IN column,
+        its name column no value; other columns pass through from the pivoted source."""
+        source = pivot.parent.alias_or_name if pivot.parent is not None else ""
+        fields = [f for f in pivot.args.get("fields") or [] if isinstance(f, exp.In)]
+        if pivot.args.get("unpivot"):
+            if name in (e.name.lower() for e in pivot.expressions):
+                columns = [
+                    v.this if isinstance(v, exp.PivotAlias) else v for f in fields for v in f.expressions
+                ]
+                return [
+                    flow for c in columns for flow in self._resolve(scope, exp.column(c.name, table=source))
+                ]
+            if name in (f.this.name.lower() for f in fields):
+                return []
+        elif name in (c.name.lower() for c in pivot.args.get("columns") or []):
+            aggregations = pivot.expressions
+            named = [a for a in aggregations if a.alias and _names_part(name, a.alias.lower())]
+            found = [flow for a in named or aggregations for flow in self.flows(scope, a)]
+            weak = Usage().weak("CONDITIONAL")
+            return found + [flow for f in fields for flow in self.flows(scope, f.this, weak)]
+        return self._resolve(scope, exp.column(name, table=source))
+
+    def _udtf_column(self, scope: Scope, udtf: exp.Expr, name: str) -> list[Flow]:
+        """Column ``name`` of a table function by name: every argument, transformed; FLATTEN's ``seq``,
+        ``key``, ``path`` and ``index`` describe positions and carry no value."""
+        function = udtf.this
+        if name in FLATTEN_COLUMNS[:4] and function_name(function) in ("explode", "flatten"):
+            return []
+        arguments = function_arguments(function) if isinstance(function, exp.Func) else [function]
+        return [f for argument in arguments for f in self.flows(scope, argument, Usage().transformed())]
 
     def _udtf_output(self, scope: Scope, lateral: exp.Lateral, position: int) -> list[Flow]:
         function = lateral.this
@@ -128,6 +198,19 @@ class Tracer:
         if fields is not None:
             return [f for field in fields for f in self.flows(scope, field, usage)]
         return [f for argument in arguments for f in self.flows(scope, argument, usage)]
+
+    def _unnest_output(self, scope: Scope, unnest: exp.Unnest, position: int) -> list[Flow]:
+        """``UNNEST(a, b) AS x(ea, eb)``: one array per column; ``UNNEST(m) AS x(k, v)`` (a map or rows): every
+        column from the one argument. ``WITH OFFSET`` / ``ORDINALITY`` columns carry no value."""
+        arrays = unnest.expressions
+        names = _udtf_names(unnest)
+        offset = unnest.args.get("offset")
+        if isinstance(offset, exp.Expr) and names and position == len(names) - 1 and offset.name:
+            return []
+        if len(arrays) > 1:
+            arrays = arrays[position : position + 1]
+        usage = Usage().transformed()
+        return [f for array in arrays for f in self.flows(scope, array, usage)]
 
     # expressions -----------------------------------------------------------------------------------------
     def flows(self, scope: Scope, node: exp.Expr, usage: Usage = PLAIN) -> list[Flow]:
@@ -195,7 +278,7 @@ class Tracer:
     # helpers ---------------------------------------------------------------------------------------------
     def _resolve(self, scope: Scope, column: exp.Column) -> list[Flow]:
         name = column.name.lower()
-        table = column.table.lower()
+        table = column.table  # as the scope keys it (Snowflake's qualify upper-cases unquoted aliases)
         if not table:
             return self._resolve_unqualified(scope, column, name)
         current: Scope | None = scope
@@ -205,8 +288,13 @@ class Tracer:
                 if isinstance(source, exp.Table):
                     return [Flow(f"{table_name(source)}.{name}")]
                 return self.output_named(source, name, column)
+            pivot = next((p for p in current.pivots if p.alias.lower() == table.lower()), None)
+            if pivot is not None:
+                return self._pivot_output(current, pivot, name)
             current = current.parent
-        self.report(f"column {table}.{name} refers to an unknown table alias {table!r}", column)
+        self.report(
+            f"column {table.lower()}.{name} refers to an unknown table alias {table.lower()!r}", column
+        )
         return []
 
     def _resolve_unqualified(self, scope: Scope, column: exp.Column, name: str) -> list[Flow]:
@@ -227,10 +315,23 @@ class Tracer:
         return self._from_the_only_source(scope, name, column)
 
     def _from_the_only_source(self, scope: Scope, name: str, node: exp.Expr) -> list[Flow]:
-        """Resolve ``name`` in the one source of ``scope`` that can have it; report when none or several can."""
-        candidates = [alias for alias, source in scope.sources.items() if self._may_provide(source, name)]
-        if len(candidates) == 1:
-            return self._resolve(scope, exp.column(name, table=candidates[0]))
+        """Resolve ``name`` in the one source of ``scope`` that can have it; report when none or several can.
+
+        Only the sources the scope selects from count (a CTE defined earlier is visible but not read);
+        a subquery none of whose sources can have ``name`` reads it from the enclosing query (correlation).
+        """
+        current: Scope | None = scope
+        while current is not None:
+            sources = _selected(current)
+            candidates = [alias for alias, source in sources.items() if self._may_provide(source, name)]
+            if len(candidates) > 1:  # a source naming the column beats tables of unknown schema
+                declared = [a for a in candidates if self._declares(sources[a], name)]
+                candidates = declared if len(declared) == 1 else candidates
+            if len(candidates) == 1:
+                return self._resolve(current, exp.column(name, table=candidates[0]))
+            if candidates or not current.is_subquery:
+                break
+            current = current.parent
         self.report(f"column {name!r} is ambiguous or unknown; add a table qualifier or pass --schema", node)
         return []
 
@@ -239,12 +340,25 @@ class Tracer:
         if isinstance(source, exp.Table):
             known = self.known_columns(table_name(source))
             return known is None or name in known
+        inner = self._lateral_query(source)
+        if inner is not None:
+            return self._may_provide(inner, name)
         expression = source.expression
-        if isinstance(expression, exp.Lateral):
-            alias = expression.args.get("alias")
-            return alias is not None and name in (c.name.lower() for c in alias.columns)
+        if isinstance(expression, _UDTFS):
+            names = _udtf_names(expression)
+            return name in names or not names
         outputs = [n.lower() for n in leftmost_select(expression).named_selects]
         return name in outputs or "*" in outputs
+
+    def _declares(self, source: exp.Table | Scope, name: str) -> bool:
+        """Whether ``source`` is known to have ``name`` (a catalog table listing it, a query or UDTF naming it)."""
+        if isinstance(source, exp.Table):
+            return name in (self.known_columns(table_name(source)) or ())
+        if isinstance(source.expression, _UDTFS):
+            return name in _udtf_names(source.expression)
+        return self._may_provide(source, name) and not (
+            isinstance(source.expression, exp.Select) and "*" in source.expression.named_selects
+        )
 
     def _subquery(self, scope: Scope, node: exp.Expr, usage: Usage) -> list[Flow]:
         query = node.this if isinstance(node, (exp.Subquery, exp.Exists)) else node
@@ -302,6 +416,38 @@ class Tracer:
         return found
 
 
+def _selected(scope: Scope) -> dict[str, exp.Table | Scope]:
+    """The sources a SELECT reads (FROM, JOIN, LATERAL VIEW); other scopes see all their sources."""
+    if not isinstance(scope.expression, exp.Select):
+        return scope.sources
+    return {alias: source for alias, (_, source) in scope.selected_sources.items()} | {
+        alias: source
+        for alias, source in scope.sources.items()
+        if isinstance(source, Scope) and isinstance(source.expression, exp.Lateral)
+    }
+
+
+_UDTFS = (exp.Lateral, exp.Unnest, exp.TableFromRows)
+FLATTEN_COLUMNS = ("seq", "key", "path", "index", "value", "this")
+"""Snowflake FLATTEN's output columns: the first four locate an element, ``value`` / ``this`` hold data."""
+
+
+def _names_part(name: str, part: str) -> bool:
+    """Whether a pivot column name (``q1_total``, ``total_q1``) carries an aggregation's alias."""
+    return name.endswith(f"_{part}") or name.startswith(f"{part}_")
+
+
+def _udtf_names(udtf: exp.Expr) -> list[str]:
+    """Output names of a LATERAL VIEW / UNNEST: its alias's column list (BigQuery ``UNNEST(a) AS e``: ``e``),
+    then the ``WITH OFFSET AS`` column."""
+    alias = udtf.args.get("alias")
+    names = [c.name.lower() for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
+    offset = udtf.args.get("offset")
+    if isinstance(offset, exp.Expr) and offset.name:
+        names.append(offset.name.lower())
+    return names
+
+
 def _is_operator(node: exp.Expr) -> bool:
     """``+``, ``AND``, ``=``, ``NOT``, …: every operand flows the same way into the result.
 
@@ -310,6 +456,18 @@ def _is_operator(node: exp.Expr) -> bool:
     if isinstance(node, exp.Connector):
         return True
     return isinstance(node, (exp.Binary, exp.Unary)) and not isinstance(node, (exp.Func, exp.Dot, exp.Alias))
+
+
+def projections(select: exp.Expr) -> list[exp.Expr]:
+    """One expression per output column: ``f(x) AS (a, b)`` (Hive/Spark UDTF in the select list) counts
+    once per name."""
+    found: list[exp.Expr] = []
+    for projection in select.selects if isinstance(select, exp.Query) else []:
+        if isinstance(projection, exp.Aliases):
+            found.extend([projection.this] * len(projection.expressions))
+        else:
+            found.append(projection)
+    return found
 
 
 def leftmost_select(expression: exp.Expr) -> exp.Expr:

@@ -1,4 +1,5 @@
-"""Reads tests/fixtures/sql/<pass>.sql: cases of ``# title:``, optional ``# schema:`` JSON, SQL, expected lines."""
+"""Reads tests/fixtures/sql/<pass>.sql: cases of ``# title:``, optional ``# schema:`` JSON and ``# dialect:``
+(hive when absent), SQL, expected lines."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ class FixtureCase:
     sql: str
     expected: tuple[str, ...]
     schema: dict[str, Any] | None
+    dialect: str = "hive"
 
 
 def load_cases(pass_name: str) -> list[FixtureCase]:
@@ -26,17 +28,26 @@ def load_cases(pass_name: str) -> list[FixtureCase]:
     for block in (FIXTURES / f"{pass_name}.sql").read_text().split("# title:")[1:]:
         title, _, body = block.partition("\n")
         schema = None
+        dialect = "hive"
         sql_lines: list[str] = []
         expected: list[str] = []
         for line in body.splitlines():
             if line.startswith("# schema:"):
                 schema = json.loads(line.removeprefix("# schema:"))
+            elif line.startswith("# dialect:"):
+                dialect = line.removeprefix("# dialect:").strip()
             elif not sql_lines or not sql_lines[-1].rstrip().endswith(";"):
                 if line.strip():
                     sql_lines.append(line)
             elif line.strip():
                 expected.append(line.strip())
         cases.append(
-            FixtureCase(title.strip(), "\n".join(sql_lines).rstrip().rstrip(";"), tuple(expected), schema)
+            FixtureCase(
+                title.strip(),
+                "\n".join(sql_lines).rstrip().rstrip(";"),
+                tuple(expected),
+                schema,
+                dialect,
+            )
         )
     return cases

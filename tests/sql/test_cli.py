@@ -70,3 +70,12 @@ def test_bad_variable_option_says_how_to_write_it(tmp_path: Path) -> None:
 def test_unknown_output_format_says_which_ones_exist() -> None:
     outcome = invoke(["sql", "lineage", "-", "--format", "xml"])
     assert not outcome.success and "--format json" in str(outcome.exception)
+
+
+def test_unknown_dialect_is_a_clear_error_naming_close_ones(tmp_path: Path) -> None:
+    script = tmp_path / "q.sql"
+    script.write_text("SELECT 1")
+    outcome = invoke(["sql", "lineage", str(script), "--dialect", "postgress"])
+    assert not outcome.success
+    assert "Unknown dialect 'postgress'" in str(outcome.exception) and "postgres" in str(outcome.exception)
+    assert outcome.exception.hint

@@ -299,3 +299,118 @@ def test_misspelt_option_is_refused_with_the_accepted_names() -> None:
     with pytest.raises(SqlError) as raised:
         extract_lineage("SELECT 1", function_rule={})
     assert "function_rule" in str(raised.value) and "function_rules" in raised.value.hint
+
+
+@pytest.mark.parametrize(
+    ("dialect", "script", "table"),
+    [
+        ("trino", "USE db1.schema1; INSERT INTO o SELECT a FROM t", "db1.schema1"),
+        ("snowflake", "USE SCHEMA db1.s; INSERT INTO o SELECT a FROM t", "db1.s"),
+        ("snowflake", "USE DATABASE d; INSERT INTO o SELECT a FROM t", "d.public"),
+        ("databricks", "USE CATALOG main; INSERT INTO o SELECT a FROM t", "main.default"),
+        ("spark", "USE c.s; INSERT INTO o SELECT a FROM t", "c.s"),
+    ],
+)
+def test_use_catalog_schema_qualifies_later_names(dialect: str, script: str, table: str) -> None:
+    [use, insert] = extract_lineage(script, dialect=dialect)
+    assert use.operation == "USE"
+    assert _strong(insert) == {(f"{table}.t.a", f"{table}.o.a")}
+
+
+def test_use_schema_keeps_the_current_catalog_and_two_part_names_get_it() -> None:
+    script = "USE cat.s1; USE s2; INSERT INTO x.o SELECT a FROM t"
+    records = extract_lineage(script, dialect="trino")
+    assert _strong(records[2]) == {("cat.s2.t.a", "cat.x.o.a")}
+
+
+@pytest.mark.parametrize("dialect", ["snowflake", "trino", "spark", "postgres"])
+def test_three_part_ctas_then_two_part_ddl_share_the_catalog(dialect: str) -> None:
+    script = (
+        "CREATE TABLE an.pub.daily AS SELECT a FROM raw.pub.orders;"
+        "CREATE TABLE dw.x AS SELECT * FROM an.pub.daily;"
+        "INSERT INTO dw.y SELECT * FROM dw.x"
+    )
+    records = extract_lineage(script, dialect=dialect)
+    assert [r.errors for r in records] == [(), (), ()]
+    assert _strong(records[1]) == {("an.pub.daily.a", "dw.x.a")}
+    assert _strong(records[2]) == {("dw.x.a", "dw.y.a")}
+
+
+def test_snowflake_star_expands_from_a_lower_case_schema() -> None:
+    [record] = extract_lineage(
+        "INSERT INTO dw.b SELECT * FROM DW.A", dialect="snowflake", schema={"dw": {"a": {"X": "int"}}}
+    )
+    assert _strong(record) == {("dw.a.x", "dw.b.x")}
+
+
+def test_star_over_a_view_over_a_grouped_view_expands_without_schema() -> None:
+    script = (
+        "CREATE VIEW mv AS SELECT a, count(*) AS n FROM src.t GROUP BY a;"
+        "CREATE VIEW v2 AS SELECT * FROM mv;"
+        "INSERT INTO o SELECT * FROM v2"
+    )
+    records = extract_lineage(script, default_db="db")
+    assert records[2].errors == ()
+    assert _strong(records[2]) == {("src.t.a", "db.o.a")}
+    assert [d.columns for d in records[2].outputs] == [("a", "n")]
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sql", "reads", "writes"),
+    [
+        ("tsql", "UPDATE dbo.t SET a = s.b FROM dbo.s ?? x", ["dbo.s"], ["dbo.t"]),
+        ("postgres", "DELETE FROM dw.t USING src.s WHERE ?? x", ["src.s"], ["dw.t"]),
+        ("snowflake", "MERGE INTO dw.t USING src.s ON ?? x", ["src.s"], ["dw.t"]),
+    ],
+)
+def test_unparseable_update_delete_merge_keep_their_tables(
+    dialect: str, sql: str, reads: list[str], writes: list[str]
+) -> None:
+    [record] = extract_lineage(sql, dialect=dialect)
+    assert record.errors[0].kind == "parse"
+    assert [d.name for d in record.inputs] == reads
+    assert [d.name for d in record.outputs] == writes
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"cat": {"ods": {"orders": {"id": "int", "amt": "int"}}}},
+        {"cat.ods.orders": {"id": "int", "amt": "int"}},
+    ],
+)
+def test_three_level_catalog_expands_star_of_three_part_names(schema: dict) -> None:
+    [record] = extract_lineage(
+        "INSERT INTO cat.dw.o SELECT * FROM cat.ods.orders", schema=schema, dialect="trino"
+    )
+    assert _strong(record) == {("cat.ods.orders.id", "cat.dw.o.id"), ("cat.ods.orders.amt", "cat.dw.o.amt")}
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sql"),
+    [
+        ("postgres", "GRANT SELECT ON t TO u"),
+        ("postgres", "REVOKE SELECT ON t FROM u"),
+        ("postgres", "COMMENT ON TABLE t IS 'x'"),
+        ("bigquery", "DECLARE x INT64 DEFAULT 1"),
+        ("hive", "ALTER TABLE t ADD PARTITION (dt='1')"),
+    ],
+)
+def test_statements_without_data_give_no_lineage_and_no_error(dialect: str, sql: str) -> None:
+    [record] = extract_lineage(sql, dialect=dialect)
+    assert (record.inputs, record.outputs, record.column_edges, record.errors) == ((), (), (), ())
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sql"),
+    [
+        ("bigquery", "INSERT INTO ds.o SELECT * FROM DS.Orders"),
+        ("mysql", "INSERT INTO ds.o SELECT * FROM `DS`.`Orders`"),
+        ("postgres", 'INSERT INTO ds.o SELECT * FROM DS."Orders"'),
+        ("snowflake", 'INSERT INTO ds.o SELECT * FROM "DS"."Orders"'),
+        ("tsql", "INSERT INTO ds.o SELECT * FROM [DS].[Orders]"),
+    ],
+)
+def test_names_find_the_lower_case_catalog_whatever_their_case_or_quoting(dialect: str, sql: str) -> None:
+    [record] = extract_lineage(sql, dialect=dialect, schema={"ds": {"orders": {"id": "int", "amt": "int"}}})
+    assert _strong(record) == {("ds.orders.id", "ds.o.id"), ("ds.orders.amt", "ds.o.amt")}

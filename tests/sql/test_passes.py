@@ -30,13 +30,15 @@ RENDERERS = {
         + [f"{d.kind} {d.name}" for d in a.inputs + a.outputs]
     ),
     "expand_views": _queries,
+    "eliminate_unused_ctes": _queries,
+    "name_outputs": _queries,
     "resolve_join_using": _queries,
     "qualify_statement": _queries,
     "simplify_statement": _queries,
     "prune_projections": _queries,
     "collect_datasets": lambda a: (
         [f"in {d.name}" for d in extractor._unique_datasets(a.inputs)]
-        + [f"out {d.name} {','.join(d.columns)}" for d in a.outputs]
+        + [f"out {d.name} {','.join(d.columns)}".rstrip() for d in a.outputs]
     ),
     "trace_columns": _edges,
     "build_scopes": lambda a: [" ".join(s.scope_type.name for s in u.scope.traverse()) for u in a.units],
@@ -57,7 +59,7 @@ CASES = [(name, case) for name in RENDERERS for case in load_cases(name)]
 @pytest.mark.parametrize(("pass_name", "case"), CASES, ids=[f"{n}:{c.title}" for n, c in CASES])
 def test_pass_fixture(pass_name: str, case: FixtureCase) -> None:
     step = next(p for p in extractor.PASSES if p.__name__ == pass_name)
-    analysis = extractor.new_analysis(case.sql, schema=case.schema, default_db="db")
+    analysis = extractor.new_analysis(case.sql, schema=case.schema, dialect=case.dialect, default_db="db")
     if pass_name == "expand_views":
         analysis.session.views["db.v"] = "SELECT t.a AS x, t.b AS y FROM db.t AS t WHERE t.c > 0"
     result = extractor.run_passes(analysis, until=step)
