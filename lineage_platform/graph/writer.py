@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator
@@ -38,6 +39,19 @@ if TYPE_CHECKING:
 
 KNOWN_EDGES_LIMIT = 1_000_000  # edge keys a writer remembers before it starts over (memory bound)
 GUID_NAMESPACE = uuid.UUID("5f0c7d2e-8a43-4c0e-9a51-6b3c1f2d7e90")
+_token_lock = threading.Lock()
+_last_token = [0]  # the last createTime handed out in this process
+
+
+def _create_time() -> int:
+    """createTime of one flush: epoch milliseconds, strictly increasing within the process.
+
+    A flush recognises what its upserts created by this value (a match keeps the older createTime), so two flushes
+    of the same process never share one, even within a millisecond.
+    """
+    with _token_lock:
+        _last_token[0] = max(time.time_ns() // 1_000_000, _last_token[0] + 1)
+        return _last_token[0]
 
 
 def statement_key(statement: StatementLineage) -> str:
@@ -230,8 +244,8 @@ class LineageWriter:
     ) -> WriteSummary:
         """Upsert the batch through ``g``; append op tuples of what it created to ``created_ops`` if given."""
         started = time.perf_counter()
-        # createTime marks what this flush created (micro-seconds; a Long, as the schema and GraphBinary want)
-        token = long(time.time_ns() // 1000)
+        # createTime marks what this flush created (epoch ms; a Long, as the schema and GraphBinary want)
+        token = long(_create_time())
         summary = WriteSummary(statements=batch.statements)
         missing = [key for key in batch.vertices if key not in self._ids]
         for chunk in _chunks(missing, self.batch_size):
