@@ -13,6 +13,8 @@ import pytest
 _HOME = Path(tempfile.mkdtemp(prefix="lineage-test-home-"))
 os.environ["LINEAGE_HOME"] = str(_HOME)
 os.environ.setdefault("LINEAGE_GRAPH_URL", f"embedded:{_HOME / 'graph'}")
+# Embedded graphs refuse what JanusGraph's schema (production policy) refuses, so fast tests catch it.
+os.environ["LINEAGE_GRAPH_SCHEMA"] = "strict"
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -26,6 +28,12 @@ def spark() -> Iterator[object]:
     spark_session = session("local[2]")
     yield spark_session
     spark_session.stop()
+
+
+@pytest.fixture
+def open_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Embedded graphs opened in this test accept any label and key (for graphs that are not lineage graphs)."""
+    monkeypatch.setenv("LINEAGE_GRAPH_SCHEMA", "open")
 
 
 @pytest.fixture(params=["in-process", "served", "tinkergraph"])

@@ -80,17 +80,41 @@ class EmbeddedRemoteConnection(RemoteConnection):
         self._closed = True
 
 
+SCHEMA_MODES = ("strict", "open")
+
+
+def schema_rules() -> Any:
+    """The strict-schema rules for a newly opened embedded graph, or None when ``LINEAGE_GRAPH_SCHEMA=open``."""
+    from lineage_platform.graph.embedded.strict import SchemaRules
+
+    mode = load_settings().graph_schema
+    if mode not in SCHEMA_MODES:
+        raise ConfigError(
+            f"unknown graph schema mode {mode!r}",
+            hint="set LINEAGE_GRAPH_SCHEMA to strict (refuse what JanusGraph refuses) or open",
+        )
+    return SchemaRules.from_schema(load_schema()) if mode == "strict" else None
+
+
 def open_embedded(path: str | Path | None) -> Any:
-    """The process-wide EmbeddedGraph for a store path (None: a new memory-only graph), opened once."""
+    """The process-wide EmbeddedGraph for a store path (None: a new memory-only graph), opened once.
+
+    The graph enforces the schema's unique keys and, in strict mode (the default), every other rule JanusGraph's
+    schema enforces (see ``graph/embedded/strict.py``).
+    """
     from lineage_platform.graph.embedded.engine import EmbeddedGraph
 
     schema = load_schema()
+    rules = schema_rules()
     with _lock:
         key = str(Path(path).expanduser().resolve()) if path is not None else f"memory:{len(_embedded)}"
         graph = _embedded.get(key)
         if graph is None:
             graph = EmbeddedGraph(
-                None if path is None else key, unique=schema.unique_keys, indexed=schema.indexed_keys
+                None if path is None else key,
+                unique=schema.unique_keys,
+                indexed=schema.indexed_keys,
+                rules=rules,
             )
             _embedded[key] = graph
         return graph
