@@ -36,16 +36,17 @@ def open_schema(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LINEAGE_GRAPH_SCHEMA", "open")
 
 
-@pytest.fixture(params=["in-process", "served", "tinkergraph"])
+@pytest.fixture(params=["in-process", "served", "tinkergraph", "janusgraph"])
 def g(request: pytest.FixtureRequest) -> Iterator[object]:
-    """A fresh lineage graph: in process, through `lineage graph serve`, and on the reference TinkerGraph server."""
+    """A fresh lineage graph: in process, through `lineage graph serve`, on the reference TinkerGraph server and on
+    the reference JanusGraph server (the product's schema, production policy)."""
     from lineage_platform.graph import connect, disconnect
 
     if request.param == "in-process":
         yield connect("memory:")
         return
-    if request.param == "tinkergraph":
-        source = connect(request.getfixturevalue("tinkerpop_url"))
+    if request.param in ("tinkergraph", "janusgraph"):
+        source = connect(request.getfixturevalue(f"{request.param}_url"))
         source.V().drop().iterate()
         try:
             yield source
