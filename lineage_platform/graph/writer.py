@@ -31,6 +31,7 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource, __
 from gremlin_python.process.traversal import Direction, Merge, T
 from gremlin_python.statics import long
 
+from lineage_platform.graph.retry import retry_transient
 from lineage_platform.model import RESULT_DATASET
 
 if TYPE_CHECKING:
@@ -223,29 +224,40 @@ class LineageWriter:
         return summary
 
     def _flush(self, batch: _Batch) -> WriteSummary:
+        """Upsert the batch; tried again when the backend refuses it for a passing reason (lock contention).
+
+        Every attempt uses the same createTime, so what an earlier attempt created is still counted once.
+        """
+        token = long(_create_time())
+        return retry_transient(lambda: self._flush_once(batch, token), on_retry=self._forget)
+
+    def _forget(self) -> None:
+        """Drop the ids and edges learnt so far: a failed flush may have rolled them back."""
+        self._ids.clear()
+        self._known_edges.clear()
+
+    def _flush_once(self, batch: _Batch, token: int) -> WriteSummary:
         if self.outbox is None:
-            return self._flush_through(self.g, batch, None)
+            return self._flush_through(self.g, batch, token, None)
         tx = self.g.tx()
         g = tx.begin()
         created: list[tuple] = []
         try:
-            summary = self._flush_through(g, batch, created)
+            summary = self._flush_through(g, batch, token, created)
             self.outbox.record(g, created)
             tx.commit()
         except BaseException:
             tx.rollback()
-            self._ids.clear()  # ids and edges learnt in the rolled-back transaction may not exist
-            self._known_edges.clear()
+            self._forget()
             raise
         return summary
 
     def _flush_through(
-        self, g: GraphTraversalSource, batch: _Batch, created_ops: list[tuple] | None
+        self, g: GraphTraversalSource, batch: _Batch, token: int, created_ops: list[tuple] | None
     ) -> WriteSummary:
-        """Upsert the batch through ``g``; append op tuples of what it created to ``created_ops`` if given."""
+        """Upsert the batch through ``g`` with createTime ``token`` (epoch ms, a Long as the schema wants: it marks
+        what this flush created); append op tuples of what it created to ``created_ops`` if given."""
         started = time.perf_counter()
-        # createTime marks what this flush created (epoch ms; a Long, as the schema and GraphBinary want)
-        token = long(_create_time())
         summary = WriteSummary(statements=batch.statements)
         missing = [key for key in batch.vertices if key not in self._ids]
         for chunk in _chunks(missing, self.batch_size):
