@@ -14,6 +14,7 @@ sessionless Gremlin Server request does; inside ``g.tx()`` the usual commit and 
 from __future__ import annotations
 
 import atexit
+import logging
 import threading
 from pathlib import Path
 from typing import Any
@@ -120,11 +121,17 @@ def open_embedded(path: str | Path | None) -> Any:
         return graph
 
 
+def quiet_driver_log() -> None:
+    """Keep gremlinpython from logging a server's refusals: they come back as platform errors with a hint."""
+    logging.getLogger("gremlinpython").setLevel(logging.CRITICAL)
+
+
 def _remote_connection(url: str) -> Any:
     from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
     from janusgraph_python.driver.serializer import JanusGraphBinarySerializersV1
 
     settings = load_settings()
+    quiet_driver_log()
     connection = DriverRemoteConnection(
         url,
         "g",
