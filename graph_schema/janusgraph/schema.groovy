@@ -174,6 +174,10 @@ if (!mgmt.containsGraphIndex('uniqueGrantQualifiedName')) {
   idx = mgmt.buildIndex('uniqueGrantQualifiedName', Vertex.class).addKey(mgmt.getPropertyKey('qualifiedName')).indexOnly(mgmt.getVertexLabel('grant')).unique().buildCompositeIndex()
   mgmt.setConsistency(idx, org.janusgraph.core.schema.ConsistencyModifier.LOCK)
 }
+if (!mgmt.containsGraphIndex('uniqueCdcOutboxSeq')) {
+  idx = mgmt.buildIndex('uniqueCdcOutboxSeq', Vertex.class).addKey(mgmt.getPropertyKey('seq')).indexOnly(mgmt.getVertexLabel('cdcOutbox')).unique().buildCompositeIndex()
+  mgmt.setConsistency(idx, org.janusgraph.core.schema.ConsistencyModifier.LOCK)
+}
 if (!mgmt.containsGraphIndex('byQualifiedName')) mgmt.buildIndex('byQualifiedName', Vertex.class).addKey(mgmt.getPropertyKey('qualifiedName')).buildCompositeIndex()
 if (!mgmt.containsGraphIndex('byGuid')) mgmt.buildIndex('byGuid', Vertex.class).addKey(mgmt.getPropertyKey('guid')).buildCompositeIndex()
 if (!mgmt.containsGraphIndex('byName')) mgmt.buildIndex('byName', Vertex.class).addKey(mgmt.getPropertyKey('name')).buildCompositeIndex()

@@ -126,7 +126,7 @@ def quiet_driver_log() -> None:
     logging.getLogger("gremlinpython").setLevel(logging.CRITICAL)
 
 
-def _remote_connection(url: str) -> Any:
+def _remote_connection(url: str, outbox: bool | None) -> Any:
     from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
     from janusgraph_python.driver.serializer import JanusGraphBinarySerializersV1
 
@@ -139,15 +139,23 @@ def _remote_connection(url: str) -> Any:
         password=settings.graph_password or "",
         message_serializer=JanusGraphBinarySerializersV1(),
     )
+    if settings.graph_outbox if outbox is None else outbox:
+        from lineage_platform.graph.outbox import Outbox
+
+        connection.outbox = Outbox()  # every product write path records its changes (graph/outbox.py)
     _remote.append(connection)
     return connection
 
 
-def connect(url: str | None = None) -> GraphTraversalSource:
-    """A GraphTraversalSource on the graph named by ``url`` (default: the configured graph URL)."""
+def connect(url: str | None = None, *, outbox: bool | None = None) -> GraphTraversalSource:
+    """A GraphTraversalSource on the graph named by ``url`` (default: the configured graph URL).
+
+    outbox: for a ws:// graph, whether product writes through it record their changes in the change-capture outbox
+    (default: ``LINEAGE_GRAPH_OUTBOX``); an embedded store needs none (change capture tails its log).
+    """
     url = url or load_settings().graph_url
     if url.startswith(("ws://", "wss://")):
-        return traversal().with_remote(_remote_connection(url))
+        return traversal().with_remote(_remote_connection(url, outbox))
     if url == "memory:":
         return traversal().with_remote(EmbeddedRemoteConnection(open_embedded(None)))
     if url.startswith("embedded:"):

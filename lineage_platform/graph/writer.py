@@ -31,11 +31,11 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource, __
 from gremlin_python.process.traversal import Direction, Merge, T
 from gremlin_python.statics import long
 
+from lineage_platform.graph.outbox import Outbox, change_set, outbox_of
 from lineage_platform.graph.retry import retry_transient
 from lineage_platform.model import RESULT_DATASET
 
 if TYPE_CHECKING:
-    from lineage_platform.cdc.outbox import Outbox
     from lineage_platform.model import Dataset, RunInfo, StatementLineage
 
 KNOWN_EDGES_LIMIT = 1_000_000  # edge keys a writer remembers before it starts over (memory bound)
@@ -196,12 +196,13 @@ class LineageWriter:
         created_by: str = "lineage",
         outbox: Outbox | None = None,
     ) -> None:
-        """outbox: change capture's hook (lineage_platform.cdc.outbox); with one, each flush is one transaction
-        that also records the elements it created (as store op tuples) through ``outbox.record(g, ops)``."""
+        """outbox: change capture's hook (default: the one bound to ``g``'s connection, see graph/outbox.py); with
+        one, each flush is one transaction that also records the elements it created (as op tuples) through
+        ``outbox.record(g, ops)``."""
         self.g = g
         self.batch_size = batch_size
         self.created_by = created_by
-        self.outbox = outbox
+        self.outbox = outbox or outbox_of(g)
         self._ids: dict[tuple[str, str], Any] = {}
         # edges this writer has upserted: later runs of the same statement skip them (bounded; only saves work)
         self._known_edges: set[tuple] = set()
@@ -237,20 +238,12 @@ class LineageWriter:
         self._known_edges.clear()
 
     def _flush_once(self, batch: _Batch, token: int) -> WriteSummary:
-        if self.outbox is None:
-            return self._flush_through(self.g, batch, token, None)
-        tx = self.g.tx()
-        g = tx.begin()
-        created: list[tuple] = []
         try:
-            summary = self._flush_through(g, batch, token, created)
-            self.outbox.record(g, created)
-            tx.commit()
+            with change_set(self.g, self.outbox) as (g, created):
+                return self._flush_through(g, batch, token, created)
         except BaseException:
-            tx.rollback()
-            self._forget()
+            self._forget()  # ids and edges learnt in a rolled-back transaction may not exist
             raise
-        return summary
 
     def _flush_through(
         self, g: GraphTraversalSource, batch: _Batch, token: int, created_ops: list[tuple] | None

@@ -125,15 +125,7 @@ def declare(
                         hint=f"{label.key} takes one value; remove one of them; nothing was written",
                     )
             taggings.append(Tagging(ids[declaration.name], label, "declared", declared_by=declared_by))
-    transaction = g.tx()
-    gtx = transaction.begin()
-    try:
-        written = write_taggings(gtx, taggings)
-        transaction.commit()
-    except Exception:
-        transaction.rollback()
-        raise
-    return written
+    return write_taggings(g, taggings)  # one transaction
 
 
 def undeclare(g: GraphTraversalSource, name: str, labels: Iterable[Label]) -> int:
