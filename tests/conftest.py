@@ -46,7 +46,8 @@ def g(request: pytest.FixtureRequest) -> Iterator[object]:
         yield connect("memory:")
         return
     if request.param in ("tinkergraph", "janusgraph"):
-        source = connect(request.getfixturevalue(f"{request.param}_url"))
+        server = {"tinkergraph": "tinkerpop_url", "janusgraph": "janusgraph_url"}[request.param]
+        source = connect(request.getfixturevalue(server))
         source.V().drop().iterate()
         try:
             yield source

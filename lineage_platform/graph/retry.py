@@ -3,7 +3,10 @@
 A Gremlin Server answers a refused traversal with a ``GremlinServerError`` (status 500 and the server's message).
 JanusGraph refuses concurrent writers of the same element with a locking exception (``Local lock contention``,
 ``PermanentLockingException``, ``TemporaryLockingException``): the transaction rolled back and running the same
-idempotent upserts again succeeds. Anything else (a schema refusal, a bad traversal) fails the same way again.
+idempotent upserts again succeeds. A concurrent writer can also make an upsert miss an element it created a moment
+before and then trip over it (a uniqueness or multiplicity refusal): running the upserts again matches it, so
+these are retried too, but stay terminal errors when the retries run out (then the data is at fault). Anything
+else (a schema refusal, a bad traversal) fails the same way again.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ T = TypeVar("T")
 ATTEMPTS = 6
 FIRST_PAUSE = 0.05  # seconds; doubled after each failed attempt, with jitter
 _TRANSIENT_MARKS = ("LockingException", "lock contention", "Could not commit transaction", "TimeoutException")
+_RACE_MARKS = ("violates a uniqueness constraint", "An edge with the given label already exists")
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -32,6 +36,10 @@ def is_transient(exc: BaseException) -> bool:
         text = " ".join([str(exc), *map(str, attributes.get("exceptions", ()))])
         return any(mark in text for mark in _TRANSIENT_MARKS)
     return False
+
+
+def _may_be_a_race(exc: BaseException) -> bool:
+    return isinstance(exc, GremlinServerError) and any(mark in str(exc) for mark in _RACE_MARKS)
 
 
 def as_graph_error(exc: BaseException) -> LineageError:
@@ -64,7 +72,7 @@ def retry_transient(write: Callable[[], T], *, on_retry: Callable[[], None] | No
             if attempt == ATTEMPTS or not exc.transient:
                 raise
         except GremlinServerError as exc:
-            if attempt == ATTEMPTS or not is_transient(exc):
+            if attempt == ATTEMPTS or not (is_transient(exc) or _may_be_a_race(exc)):
                 raise as_graph_error(exc) from exc
         if on_retry is not None:
             on_retry()
