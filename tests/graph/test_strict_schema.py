@@ -103,11 +103,6 @@ REFUSED: list[tuple[str, Write, str]] = [
         "Adding this property for key [qualifiedName] and value [db.t] violates a uniqueness constraint "
         "[uniqueTableQualifiedName]",
     ),
-    (
-        "user-supplied vertex id",
-        lambda g, v: g.add_v("table").property(T.id, long(1)).iterate(),
-        "Vertex does not support user supplied identifiers",
-    ),
 ]
 
 # accepted by both, after JanusGraph's conversion to the key's type: (write, read back, expected value)
@@ -195,7 +190,38 @@ def test_strict_refusal_is_a_constraint_violation_with_a_hint() -> None:
     assert "graph_schema/schema.yaml" in str(refused.value)
 
 
+def test_strict_embedded_graph_keeps_given_ids_for_restores() -> None:
+    """JanusGraph assigns ids (imports to ws:// generate them); the embedded store keeps given ones (backups)."""
+    g = connect("memory:")
+    g.add_v("table").property(T.id, 987654).property("qualifiedName", "db.r").iterate()
+    assert g.V(987654).values("qualifiedName").next() == "db.r"
+
+
 def test_open_mode_accepts_any_label(open_schema: None) -> None:
     g = connect("memory:")
     g.add_v("person").property("age", 29).iterate()
     assert g.V().has_label("person").values("age").to_list() == [29]
+
+
+def test_a_lineage_graph_backup_restores_into_a_strict_graph(tmp_path) -> None:
+    from lineage_platform.graph.graphson import export_graph, import_graph
+    from lineage_platform.graph.writer import LineageWriter
+    from lineage_platform.model import ColumnEdge, Dataset, RunInfo, StatementLineage
+
+    source = connect("memory:")
+    statement = StatementLineage(
+        index=0,
+        operation="INSERT",
+        sql="INSERT INTO db.b SELECT id FROM db.a",
+        inputs=(Dataset("db.a"),),
+        outputs=(Dataset("db.b"),),
+        column_edges=(ColumnEdge("db.a.id", "db.b.id"),),
+    )
+    LineageWriter(source).write(
+        [statement], RunInfo(status="SUCCESS", user="etl", start_time="2024-05-01T01:00:00")
+    )
+    export_graph(source, tmp_path / "backup.graphson")
+    restored = connect("memory:")
+    import_graph(restored, tmp_path / "backup.graphson")
+    assert restored.V().id_().to_set() == source.V().id_().to_set()
+    assert restored.E().count().next() == source.E().count().next() > 0

@@ -234,7 +234,7 @@ class MemGraph:
     def add_vertex(self, label: str, vid: Any = None) -> VertexRec:
         """Create a vertex; ``vid`` None generates an id."""
         if self.rules is not None and not self._replaying:
-            self.rules.check_vertex(label, vid)
+            self.rules.check_vertex(label)
         if vid is None:
             vid = self.new_id()
         elif vid in self.vertices:
@@ -278,7 +278,7 @@ class MemGraph:
     def add_edge(self, label: str, out_v: VertexRec, in_v: VertexRec, eid: Any = None) -> EdgeRec:
         """Create an edge ``out_v -label-> in_v``."""
         if self.rules is not None and not self._replaying:
-            self.rules.check_edge(label, out_v, in_v, eid)
+            self.rules.check_edge(label, out_v, in_v)
         if eid is None:
             eid = self.new_id()
         elif eid in self.edges:

@@ -120,17 +120,17 @@ class SchemaRules:
             {(label, key): unique_index_name(label, key) for label, key in schema.unique_keys},
         )
 
-    def check_vertex(self, label: str, vid: Any) -> None:
-        """A new vertex: its label must exist; JanusGraph assigns ids itself."""
-        if vid is not None:
-            raise _refuse("Vertex does not support user supplied identifiers")
+    def check_vertex(self, label: str) -> None:
+        """A new vertex: its label must exist.
+
+        Given ids are kept (``lineage graph import`` restores a backup with its ids); JanusGraph refuses them
+        (``Vertex does not support user supplied identifiers``), which is why imports to a ws:// server generate ids.
+        """
         if label != DEFAULT_VERTEX_LABEL and label not in self.vertex_keys:
             raise _refuse(f"Vertex Label with given name does not exist: {label}")
 
-    def check_edge(self, label: str, out_v: VertexRec, in_v: VertexRec, eid: Any) -> None:
+    def check_edge(self, label: str, out_v: VertexRec, in_v: VertexRec) -> None:
         """A new edge: label, connection between the two vertex labels, and multiplicity."""
-        if eid is not None:
-            raise _refuse("Edge does not support user supplied identifiers")
         multiplicity = self.multiplicities.get(label)
         if multiplicity is None:
             raise _refuse(f"Edge Label with given name does not exist: {label}")
