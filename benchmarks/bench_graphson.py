@@ -24,6 +24,8 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource
 from gremlin_python.process.traversal import T
 from gremlin_python.structure.graph import Vertex
 
+os.environ.setdefault("LINEAGE_GRAPH_SCHEMA", "open")  # TinkerPop's sample graphs are not lineage graphs
+
 from lineage_platform.graph.connect import close_all, connect
 from lineage_platform.graph.embedded.engine import EmbeddedGraph
 from lineage_platform.graph.embedded.server.server import BackgroundServer

@@ -35,16 +35,10 @@ def load(g: GraphTraversalSource, pairs: list[tuple[str, str]], batch: int = 200
     for label, names in (("table", tables), ("process", [f"process:{t}" for t in targets])):
         for start in range(0, len(names), batch):
             chunk = names[start : start + batch]
-            created = (
-                g.inject(*chunk)
-                .as_("n")
-                .add_v(label)
-                .property("qualifiedName", __.select("n"))
-                .property("operation", "INSERT")
-                .id_()
-                .to_list()
-            )
-            ids.update(zip(chunk, created))
+            added = g.inject(*chunk).as_("n").add_v(label).property("qualifiedName", __.select("n"))
+            if label == "process":  # only processes carry an operation (graph_schema/schema.yaml)
+                added = added.property("operation", "INSERT")
+            ids.update(zip(chunk, added.id_().to_list()))
     edges = [(ids[f"process:{t}"], ids[t], "generated") for t in targets]
     edges += [(ids[s], ids[f"process:{t}"], "usedBy") for s, t in pairs]
     for start in range(0, len(edges), CHAIN):
@@ -174,17 +168,21 @@ def load_warehouse(
     rows += [("process", p, json.dumps(preds)) for p, _, _, preds in warehouse["processes"]]
     for start in range(0, len(rows), batch):
         chunk = rows[start : start + batch]
-        created = (
-            g.inject(*[{"l": label, "n": name, "p": preds} for label, name, preds in chunk])
-            .as_("r")
-            .add_v(__.select("l"))
-            .property("qualifiedName", __.select("r").select("n"))
-            .property("predicates", __.select("r").select("p"))
-            .property("operation", "INSERT_OVERWRITE")
-            .id_()
-            .to_list()
-        )
-        ids.update((name, vid) for (_, name, _), vid in zip(chunk, created))
+        for label in ("table", "column", "process"):  # only processes carry predicates and an operation
+            same = [(name, preds) for row_label, name, preds in chunk if row_label == label]
+            if not same:
+                continue
+            added = (
+                g.inject(*[{"n": name, "p": preds} for name, preds in same])
+                .as_("r")
+                .add_v(label)
+                .property("qualifiedName", __.select("r").select("n"))
+            )
+            if label == "process":
+                added = added.property("predicates", __.select("r").select("p")).property(
+                    "operation", "INSERT_OVERWRITE"
+                )
+            ids.update((name, vid) for (name, _), vid in zip(same, added.id_().to_list()))
     edges: list[tuple] = [
         (ids[t], ids[f"{t}.{c}"], "hasColumn", {}) for t in warehouse["tables"] for c in warehouse["columns"]
     ]

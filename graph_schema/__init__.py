@@ -5,6 +5,10 @@
 True
 >>> "qualifiedName" in schema.indexed_keys
 True
+>>> ("database", "table") in schema.connections["contains"]
+True
+>>> "qualifiedName" in schema.vertex_keys["table"]
+True
 """
 
 from __future__ import annotations
@@ -41,6 +45,9 @@ class GraphSchema:
     property_keys: dict[str, PropertyKey]
     vertex_labels: dict[str, tuple[str, ...]]  # label -> keys unique within that label
     edge_labels: dict[str, str]  # label -> multiplicity
+    vertex_keys: dict[str, tuple[str, ...]]  # label -> keys its vertices may carry
+    edge_keys: dict[str, tuple[str, ...]]  # label -> keys its edges may carry
+    connections: dict[str, tuple[tuple[str, str], ...]]  # edge label -> (out label, in label) pairs
     composite_indexes: dict[str, tuple[str, ...]]
     mixed_indexes: dict[str, dict[str, Any]]
     edge_indexes: dict[str, dict[str, Any]]
@@ -57,9 +64,29 @@ class GraphSchema:
         return keys | {key for _, key in self.unique_keys}
 
 
+def unique_index_name(label: str, key: str) -> str:
+    """Name of the composite unique index of ``key`` within vertex label ``label`` (uniqueTableQualifiedName)."""
+    return f"unique{label[0].upper()}{label[1:]}{key[0].upper()}{key[1:]}"
+
+
 def _check(condition: bool, message: str) -> None:
     if not condition:
         raise ConfigError(f"{SCHEMA_FILE.name}: {message}", hint="fix the schema definition")
+
+
+def _expand(names: list[str], groups: dict[str, list[str]], seen: tuple[str, ...] = ()) -> list[str]:
+    """Names with each group name replaced by its members (recursively), in order, without repeats."""
+    out: list[str] = []
+    for name in names:
+        _check(name not in seen, f"group {name!r} contains itself")
+        for item in _expand(groups[name], groups, (*seen, name)) if name in groups else [name]:
+            if item not in out:
+                out.append(item)
+    return out
+
+
+def _labels(raw: dict[str, Any], section: str) -> dict[str, dict[str, Any]]:
+    return {label: spec or {} for label, spec in raw.get(section, {}).items()}
 
 
 def parse_schema(raw: dict[str, Any]) -> GraphSchema:
@@ -74,28 +101,62 @@ def parse_schema(raw: dict[str, Any]) -> GraphSchema:
             key.cardinality in CARDINALITIES,
             f"property key {key.name!r}: bad cardinality {key.cardinality!r}",
         )
-    vertex_labels = {
-        label: tuple((spec or {}).get("unique", ())) for label, spec in raw["vertex_labels"].items()
+    key_groups = dict(raw.get("key_groups") or {})
+    label_groups = dict(raw.get("label_groups") or {})
+    vertex_specs, edge_specs = _labels(raw, "vertex_labels"), _labels(raw, "edge_labels")
+    for group in key_groups:
+        _check(group not in keys, f"key group {group!r} has the name of a property key")
+    for group in label_groups:
+        _check(group not in vertex_specs, f"label group {group!r} has the name of a vertex label")
+    vertex_labels = {label: tuple(spec.get("unique", ())) for label, spec in vertex_specs.items()}
+    vertex_keys = {
+        label: tuple(_expand([*spec.get("keys", ()), *spec.get("unique", ())], key_groups))
+        for label, spec in vertex_specs.items()
     }
-    edge_labels = {
-        label: (spec or {}).get("multiplicity", "MULTI") for label, spec in raw["edge_labels"].items()
+    edge_labels = {label: spec.get("multiplicity", "MULTI") for label, spec in edge_specs.items()}
+    edge_keys = {
+        label: tuple(_expand(spec.get("keys", []), key_groups)) for label, spec in edge_specs.items()
+    }
+    connections = {
+        label: tuple(
+            (out, in_)
+            for pair in spec.get("connects", ())
+            for out in _expand([pair[0]], label_groups)
+            for in_ in _expand([pair[1]], label_groups)
+        )
+        for label, spec in edge_specs.items()
     }
     for label, multiplicity in edge_labels.items():
         _check(multiplicity in MULTIPLICITIES, f"edge label {label!r}: bad multiplicity {multiplicity!r}")
+    for label, pairs in connections.items():
+        for end in (end for pair in pairs for end in pair):
+            _check(end in vertex_labels, f"edge label {label!r} connects undeclared vertex label {end!r}")
     composite = {name: tuple(index_keys) for name, index_keys in raw.get("composite_indexes", {}).items()}
     mixed = dict(raw.get("mixed_indexes", {}))
     edge_indexes = dict(raw.get("edge_indexes", {}))
-    used = [k for ks in vertex_labels.values() for k in ks] + [k for ks in composite.values() for k in ks]
-    used += [k for spec in mixed.values() for k in spec["keys"]] + [
-        k for s in edge_indexes.values() for k in s["keys"]
+    used = [k for ks in vertex_keys.values() for k in ks] + [k for ks in edge_keys.values() for k in ks]
+    used += [k for ks in composite.values() for k in ks] + [
+        k for spec in mixed.values() for k in spec["keys"]
     ]
+    used += [k for s in edge_indexes.values() for k in s["keys"]]
     for key in used:
         _check(key in keys, f"index or constraint uses undeclared property key {key!r}")
     for name, spec in edge_indexes.items():
         _check(
             spec["label"] in edge_labels, f"edge index {name!r} uses undeclared edge label {spec['label']!r}"
         )
-    return GraphSchema(int(raw["version"]), keys, vertex_labels, edge_labels, composite, mixed, edge_indexes)
+    return GraphSchema(
+        int(raw["version"]),
+        keys,
+        vertex_labels,
+        edge_labels,
+        vertex_keys,
+        edge_keys,
+        connections,
+        composite,
+        mixed,
+        edge_indexes,
+    )
 
 
 @cache

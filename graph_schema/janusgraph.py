@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graph_schema import GraphSchema, load_schema
+from graph_schema import GraphSchema, load_schema, unique_index_name
 
 SCRIPT_FILE = Path(__file__).parent / "janusgraph" / "schema.groovy"
 HEADER = (
@@ -17,6 +17,10 @@ HEADER = (
 
 def _java_type(name: str) -> str:
     return {"Date": "java.util.Date"}.get(name, name) + ".class"
+
+
+def _keys(keys: tuple[str, ...]) -> str:
+    return ", ".join(f"mgmt.getPropertyKey('{key}')" for key in keys)
 
 
 def janusgraph_script(schema: GraphSchema) -> str:
@@ -34,9 +38,20 @@ def janusgraph_script(schema: GraphSchema) -> str:
             f"if (!mgmt.containsEdgeLabel('{label}')) mgmt.makeEdgeLabel('{label}')"
             f".multiplicity(org.janusgraph.core.Multiplicity.{multiplicity}).make()"
         )
+    for label, keys in schema.vertex_keys.items():
+        lines.append(f"mgmt.addProperties(mgmt.getVertexLabel('{label}'), {_keys(keys)})")
+    for label, keys in schema.edge_keys.items():
+        if keys:
+            lines.append(f"mgmt.addProperties(mgmt.getEdgeLabel('{label}'), {_keys(keys)})")
+    for label, pairs in schema.connections.items():
+        lines += [
+            f"mgmt.addConnection(mgmt.getEdgeLabel('{label}'), mgmt.getVertexLabel('{out}'), "
+            f"mgmt.getVertexLabel('{in_}'))"
+            for out, in_ in pairs
+        ]
     for label, keys in schema.vertex_labels.items():
         for key in keys:
-            name = f"unique{label[0].upper()}{label[1:]}{key[0].upper()}{key[1:]}"
+            name = unique_index_name(label, key)
             lines += [
                 f"if (!mgmt.containsGraphIndex('{name}')) {{",
                 f"  idx = mgmt.buildIndex('{name}', Vertex.class).addKey(mgmt.getPropertyKey('{key}'))"
@@ -59,7 +74,7 @@ def janusgraph_script(schema: GraphSchema) -> str:
             f"mgmt.buildIndex('{name}', Vertex.class){adds}.buildMixedIndex('{spec['backend']}')"
         )
     for name, spec in schema.edge_indexes.items():
-        keys = ", ".join(f"mgmt.getPropertyKey('{key}')" for key in spec["keys"])
+        keys = _keys(spec["keys"])
         lines.append(
             f"if (!mgmt.containsRelationIndex(mgmt.getEdgeLabel('{spec['label']}'), '{name}')) "
             f"mgmt.buildEdgeIndex(mgmt.getEdgeLabel('{spec['label']}'), '{name}', Direction.{spec['direction']}, {keys})"

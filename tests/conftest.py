@@ -13,6 +13,8 @@ import pytest
 _HOME = Path(tempfile.mkdtemp(prefix="lineage-test-home-"))
 os.environ["LINEAGE_HOME"] = str(_HOME)
 os.environ.setdefault("LINEAGE_GRAPH_URL", f"embedded:{_HOME / 'graph'}")
+# Embedded graphs refuse what JanusGraph's schema (production policy) refuses, so fast tests catch it.
+os.environ["LINEAGE_GRAPH_SCHEMA"] = "strict"
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -28,16 +30,24 @@ def spark() -> Iterator[object]:
     spark_session.stop()
 
 
-@pytest.fixture(params=["in-process", "served", "tinkergraph"])
+@pytest.fixture
+def open_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Embedded graphs opened in this test accept any label and key (for graphs that are not lineage graphs)."""
+    monkeypatch.setenv("LINEAGE_GRAPH_SCHEMA", "open")
+
+
+@pytest.fixture(params=["in-process", "served", "tinkergraph", "janusgraph"])
 def g(request: pytest.FixtureRequest) -> Iterator[object]:
-    """A fresh lineage graph: in process, through `lineage graph serve`, and on the reference TinkerGraph server."""
+    """A fresh lineage graph: in process, through `lineage graph serve`, on the reference TinkerGraph server and on
+    the reference JanusGraph server (the product's schema, production policy)."""
     from lineage_platform.graph import connect, disconnect
 
     if request.param == "in-process":
         yield connect("memory:")
         return
-    if request.param == "tinkergraph":
-        source = connect(request.getfixturevalue("tinkerpop_url"))
+    if request.param in ("tinkergraph", "janusgraph"):
+        server = {"tinkergraph": "tinkerpop_url", "janusgraph": "janusgraph_url"}[request.param]
+        source = connect(request.getfixturevalue(server))
         source.V().drop().iterate()
         try:
             yield source

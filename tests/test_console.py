@@ -24,6 +24,9 @@ from lineage_platform.console.tabular import Table, tabulate
 from lineage_platform.errors import GremlinSyntaxError, TraversalError
 from tests.conftest import REPO
 
+# console mechanics on a toy graph (table -usedBy-> table is no lineage shape): the schema is left open
+pytestmark = pytest.mark.usefixtures("open_schema")
+
 SEED = """
 g.addV('table').property('name', 'orders').property('qualifiedName', 'dw.orders').as('o').
   addV('table').property('name', 'report').property('qualifiedName', 'dw.report').as('r').

@@ -84,3 +84,60 @@ def test_janusgraph_properties_files_name_their_backends() -> None:
     assert (cluster["storage.backend"], cluster["index.search.backend"]) == ("cql", "elasticsearch")
     # the mixed index in the schema is built on the backend name both files configure
     assert {spec["backend"] for spec in load_schema().mixed_indexes.values()} == {"search"}
+
+
+def test_script_declares_the_keys_of_every_label_and_every_connection() -> None:
+    schema = load_schema()
+    script = janusgraph_script(schema)
+    for label, keys in schema.vertex_keys.items():
+        listed = ", ".join(f"mgmt.getPropertyKey('{key}')" for key in keys)
+        assert f"mgmt.addProperties(mgmt.getVertexLabel('{label}'), {listed})" in script
+    for label, keys in schema.edge_keys.items():
+        listed = ", ".join(f"mgmt.getPropertyKey('{key}')" for key in keys)
+        assert f"mgmt.addProperties(mgmt.getEdgeLabel('{label}'), {listed})" in script
+    for label, pairs in schema.connections.items():
+        assert pairs, f"edge label {label} connects nothing"
+        for out, in_ in pairs:
+            assert (
+                f"mgmt.addConnection(mgmt.getEdgeLabel('{label}'), mgmt.getVertexLabel('{out}'), "
+                f"mgmt.getVertexLabel('{in_}'))"
+            ) in script
+
+
+def test_key_and_label_groups_expand_in_place() -> None:
+    schema = load_schema()
+    assert schema.vertex_keys["column"][:7] == (
+        "guid",
+        "name",
+        "typeName",
+        "qualifiedName",
+        "createTime",
+        "createBy",
+        "version",
+    )
+    assert ("file", "process") in schema.connections["usedBy"]
+    assert ("column", "classification") in schema.connections["taggedWith"]
+    assert set(schema.vertex_keys["cdcOutbox"]) == {"seq", "committedAt", "ops"}
+
+
+def test_edge_between_undeclared_labels_is_rejected() -> None:
+    raw = {
+        "version": 1,
+        "property_keys": {"qualifiedName": {"type": "String"}},
+        "vertex_labels": {"table": {"unique": ["qualifiedName"]}},
+        "edge_labels": {"contains": {"connects": [["database", "table"]]}},
+    }
+    with pytest.raises(ConfigError, match="connects undeclared vertex label 'database'"):
+        parse_schema(raw)
+
+
+def test_a_label_with_an_undeclared_key_is_rejected() -> None:
+    raw = {
+        "version": 1,
+        "property_keys": {"qualifiedName": {"type": "String"}},
+        "key_groups": {"base": ["qualifiedName", "owner"]},
+        "vertex_labels": {"table": {"keys": ["base"]}},
+        "edge_labels": {},
+    }
+    with pytest.raises(ConfigError, match="undeclared property key 'owner'"):
+        parse_schema(raw)

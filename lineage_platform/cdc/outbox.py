@@ -1,15 +1,15 @@
-"""Change source 2: an outbox the graph writer fills in the same transaction as its writes (any backend).
+"""Change source 2: the outbox every product write path fills in the same transaction as its writes (any backend).
 
-With an :class:`Outbox` passed to :class:`~lineage_platform.graph.writer.LineageWriter`, each flush runs in
-one transaction that also bumps a counter vertex (``cdcOutboxCounter``) and adds one ``cdcOutbox`` vertex
-holding the flush's changes as op tuples (JSON) under that sequence number. Both commit or neither does, so
-the outbox holds exactly the committed writes, numbered without gaps. :class:`OutboxCapture` reads entries in
-sequence order through Gremlin, and once the relay has published and checkpointed them, drops them.
+The write side lives in :mod:`lineage_platform.graph.outbox`: the lineage writer, labels, grants and the NetFlow
+catalog write through ``change_set(g)``, which on a graph with an outbox bound (``ws://`` with
+``LINEAGE_GRAPH_OUTBOX`` set) commits their writes together with one ``cdcOutbox`` vertex holding the changes as
+op tuples, numbered by the ``cdcOutboxCounter`` without gaps. :class:`OutboxCapture` reads entries in sequence
+order through Gremlin, and once the relay has published and checkpointed them, drops them.
 
-Only what goes through the writer is captured (that is the outbox pattern): on the embedded store, the log
-tail (:mod:`.log_capture`) sees every write instead. The writer only ever creates elements, so outbox ops are
-``addV``/``addVP``/``addE``/``setEP``; vertex properties are identified by their key (single cardinality).
-On JanusGraph, give ``cdcOutboxCounter.seq`` a LOCK consistency so concurrent writers serialise on it.
+Only what goes through the product's write paths is captured (that is the outbox pattern): on the embedded
+store, the log tail (:mod:`.log_capture`) sees every write instead. Outbox ops are
+``addV``/``addVP``/``addE``/``setEP`` (upserts) and ``dropE``/``dropV``; vertex properties are identified by
+their key (single cardinality).
 """
 
 from __future__ import annotations
@@ -24,48 +24,16 @@ from gremlin_python.statics import long
 
 from lineage_platform.cdc.events import ChangeEvent, LabelIndex, ops_to_events
 from lineage_platform.cdc.subscriber import Snapshot
-from lineage_platform.cdc.values import from_avro, to_avro
+from lineage_platform.cdc.values import from_avro
+from lineage_platform.graph.outbox import COUNTER_LABEL, OUTBOX_LABEL, Outbox, op_id
 
-OUTBOX_LABEL = "cdcOutbox"
-COUNTER_LABEL = "cdcOutboxCounter"
-
-
-def _encode_ops(ops: list[tuple]) -> str:
-    return json.dumps(
-        [[*op[:-1], to_avro(op[-1])] if op[0] in ("addVP", "setEP") else list(op) for op in ops]
-    )
+__all__ = ["COUNTER_LABEL", "OUTBOX_LABEL", "Outbox", "OutboxCapture", "snapshot_of_graph"]
 
 
 def _decode_ops(text: str) -> list[tuple]:
     return [
         (*op[:-1], from_avro(op[-1])) if op[0] in ("addVP", "setEP") else tuple(op) for op in json.loads(text)
     ]
-
-
-class Outbox:
-    """The writer hook: records a transaction's changes in the outbox, inside that transaction."""
-
-    def record(self, g: GraphTraversalSource, ops: list[tuple]) -> int | None:
-        """Add the outbox entry for ``ops`` through ``g`` (bound to the open transaction); its sequence number."""
-        if not ops:
-            return None
-        seq = (
-            g.V()
-            .has_label(COUNTER_LABEL)
-            .fold()
-            .coalesce(__.unfold(), __.add_v(COUNTER_LABEL).property("seq", long(0)))
-            .values("seq")
-            .next()
-        ) + 1
-        g.V().has_label(COUNTER_LABEL).property("seq", long(seq)).iterate()
-        (
-            g.add_v(OUTBOX_LABEL)
-            .property("seq", long(seq))
-            .property("committedAt", long(time.time_ns() // 1_000_000))
-            .property("ops", _encode_ops(ops))
-            .iterate()
-        )
-        return seq
 
 
 class OutboxCapture:
@@ -139,13 +107,14 @@ def snapshot_of_graph(g: GraphTraversalSource, *, graph: str = "graph") -> Snaps
     scn = seq[0] if seq else 0
     ops: list[tuple] = []
     for vertex in vertices:
-        ops.append(("addV", vertex["id"], vertex["label"]))
+        ops.append(("addV", op_id(vertex["id"]), vertex["label"]))
         ops.extend(
-            ("addVP", vertex["id"], key, key, value)
+            ("addVP", op_id(vertex["id"]), key, key, value)
             for key, values in vertex["properties"].items()
             for value in values
         )
     for edge in edges:
-        ops.append(("addE", edge["id"], edge["label"], edge["out"], edge["in"]))
-        ops.extend(("setEP", edge["id"], key, value) for key, value in edge["properties"].items())
+        eid = op_id(edge["id"])
+        ops.append(("addE", eid, edge["label"], op_id(edge["out"]), op_id(edge["in"])))
+        ops.extend(("setEP", eid, key, value) for key, value in edge["properties"].items())
     return Snapshot(scn, ops_to_events(graph, scn, ops, time.time_ns() // 1_000_000, LabelIndex()))

@@ -73,7 +73,7 @@ def run_events(
     statement: StatementLineage,
     runs: tuple[RunInfo, ...],
     job_name: str,
-    created_micros: int = 0,
+    created_millis: int = 0,
     namespace: str = "hive",
 ) -> Iterator[dict[str, Any]]:
     """The RunEvents of one statement: one per run, or one OTHER event when it has no run.
@@ -107,7 +107,7 @@ def run_events(
         identity = f"{job_name}\x00{run.run_id(job_name) if run else ''}"
         yield {
             "eventType": EVENT_TYPES.get(run.status, "OTHER") if run else "OTHER",
-            "eventTime": (run and (run.end_time or run.start_time)) or _iso_micros(created_micros),
+            "eventTime": (run and (run.end_time or run.start_time)) or _iso_millis(created_millis),
             "producer": PRODUCER,
             "schemaURL": SCHEMA_URL,
             "run": {"runId": str(uuid.uuid5(RUN_ID_NAMESPACE, identity)), "facets": run_facets},
@@ -145,8 +145,9 @@ def _dataset(
     return {**identity, "facets": facets}
 
 
-def _iso_micros(micros: int) -> str:
-    return datetime.fromtimestamp(micros / 1_000_000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+def _iso_millis(millis: int) -> str:
+    """An epoch-milliseconds createTime as an ISO-8601 time."""
+    return datetime.fromtimestamp(millis / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 # ---- reading the graph back into records -------------------------------------------------------------

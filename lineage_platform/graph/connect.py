@@ -14,6 +14,7 @@ sessionless Gremlin Server request does; inside ``g.tx()`` the usual commit and 
 from __future__ import annotations
 
 import atexit
+import logging
 import threading
 from pathlib import Path
 from typing import Any
@@ -82,17 +83,41 @@ class EmbeddedRemoteConnection(RemoteConnection):
         self._closed = True
 
 
+SCHEMA_MODES = ("strict", "open")
+
+
+def schema_rules() -> Any:
+    """The strict-schema rules for a newly opened embedded graph, or None when ``LINEAGE_GRAPH_SCHEMA=open``."""
+    from lineage_platform.graph.embedded.strict import SchemaRules
+
+    mode = load_settings().graph_schema
+    if mode not in SCHEMA_MODES:
+        raise ConfigError(
+            f"unknown graph schema mode {mode!r}",
+            hint="set LINEAGE_GRAPH_SCHEMA to strict (refuse what JanusGraph refuses) or open",
+        )
+    return SchemaRules.from_schema(load_schema()) if mode == "strict" else None
+
+
 def open_embedded(path: str | Path | None) -> Any:
-    """The process-wide EmbeddedGraph for a store path (None: a new memory-only graph), opened once."""
+    """The process-wide EmbeddedGraph for a store path (None: a new memory-only graph), opened once.
+
+    The graph enforces the schema's unique keys and, in strict mode (the default), every other rule JanusGraph's
+    schema enforces (see ``graph/embedded/strict.py``).
+    """
     from lineage_platform.graph.embedded.engine import EmbeddedGraph
 
     schema = load_schema()
+    rules = schema_rules()
     with _lock:
         key = str(Path(path).expanduser().resolve()) if path is not None else f"memory:{len(_embedded)}"
         graph = _embedded.get(key)
         if graph is None:
             graph = EmbeddedGraph(
-                None if path is None else key, unique=schema.unique_keys, indexed=schema.indexed_keys
+                None if path is None else key,
+                unique=schema.unique_keys,
+                indexed=schema.indexed_keys,
+                rules=rules,
             )
             _embedded[key] = graph
         return graph
@@ -129,10 +154,16 @@ class ServerConnection(DriverRemoteConnection):
             ) from exc
 
 
-def _remote_connection(url: str) -> Any:
+def quiet_driver_log() -> None:
+    """Keep gremlinpython from logging a server's refusals: they come back as platform errors with a hint."""
+    logging.getLogger("gremlinpython").setLevel(logging.CRITICAL)
+
+
+def _remote_connection(url: str, outbox: bool | None) -> Any:
     from janusgraph_python.driver.serializer import JanusGraphBinarySerializersV1
 
     settings = load_settings()
+    quiet_driver_log()
     connection = ServerConnection(
         url,
         "g",
@@ -140,15 +171,23 @@ def _remote_connection(url: str) -> Any:
         password=settings.graph_password or "",
         message_serializer=JanusGraphBinarySerializersV1(),
     )
+    if settings.graph_outbox if outbox is None else outbox:
+        from lineage_platform.graph.outbox import Outbox
+
+        connection.outbox = Outbox()  # every product write path records its changes (graph/outbox.py)
     _remote.append(connection)
     return connection
 
 
-def connect(url: str | None = None) -> GraphTraversalSource:
-    """A GraphTraversalSource on the graph named by ``url`` (default: the configured graph URL)."""
+def connect(url: str | None = None, *, outbox: bool | None = None) -> GraphTraversalSource:
+    """A GraphTraversalSource on the graph named by ``url`` (default: the configured graph URL).
+
+    outbox: for a ws:// graph, whether product writes through it record their changes in the change-capture outbox
+    (default: ``LINEAGE_GRAPH_OUTBOX``); an embedded store needs none (change capture tails its log).
+    """
     url = url or load_settings().graph_url
     if url.startswith(("ws://", "wss://")):
-        return traversal().with_remote(_remote_connection(url))
+        return traversal().with_remote(_remote_connection(url, outbox))
     if url == "memory:":
         return traversal().with_remote(EmbeddedRemoteConnection(open_embedded(None)))
     if url.startswith("embedded:"):

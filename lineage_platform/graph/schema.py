@@ -2,7 +2,8 @@
 
 The embedded engine enforces the schema's unique keys and builds its indexes whenever a store is opened, so
 applying it there means opening (or creating) the store. A Gremlin Server backend (JanusGraph) gets the generated
-management script, submitted as a script request; the script only creates what is missing.
+management script, submitted as a script request; the script only creates what is missing. A server without a
+Groovy script engine cannot run it: the error says to apply the script at start-up or with the management API.
 """
 
 from __future__ import annotations
@@ -50,15 +51,31 @@ def apply_schema(url: str | None = None, *, client_factory=None) -> SchemaReport
     )
 
 
+def _no_script_engine(exc: Exception) -> bool:
+    """True when the server could not even read the script: it runs gremlin-lang only, no Groovy engine."""
+    text = str(exc)
+    return "Failed to interpret Gremlin query" in text or "script engine" in text.lower()
+
+
 def _submit_script(url: str, script: str, client_factory) -> str:
     from gremlin_python.driver.client import Client
 
+    from lineage_platform.graph.connect import quiet_driver_log
+
     settings = load_settings()
     factory = client_factory or Client
+    quiet_driver_log()
     client = factory(url, "g", username=settings.graph_username or "", password=settings.graph_password or "")
     try:
         return str(client.submit(script).all().result())
     except Exception as exc:  # the server's own message is the useful part
+        if _no_script_engine(exc):
+            raise GraphError(
+                f"{url} cannot run the schema script: the server has no Groovy script engine",
+                hint="start JanusGraph with graph_schema/janusgraph/schema.groovy applied at start-up, or run that "
+                "script with the JanusGraph management API (gremlin.sh); `lineage graph init --print-janusgraph` "
+                "prints it",
+            ) from exc
         raise GraphError(
             f"applying the schema to {url} failed: {exc}",
             hint="the server must be JanusGraph with a `graph` binding and schema.default=none allowed to change",

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator
@@ -38,12 +39,11 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource, __
 from gremlin_python.process.traversal import Cardinality, Direction, Merge, T
 from gremlin_python.statics import long
 
-from lineage_platform.errors import ConfigError
-from lineage_platform.graph.connect import supports_transactions
+from lineage_platform.graph.outbox import Outbox, change_set, outbox_of
+from lineage_platform.graph.retry import retry_transient
 from lineage_platform.model import RESULT_DATASET
 
 if TYPE_CHECKING:
-    from lineage_platform.cdc.outbox import Outbox
     from lineage_platform.model import Dataset, RunInfo, StatementLineage
 
 KNOWN_EDGES_LIMIT = 1_000_000  # edge keys a writer remembers before it starts over (memory bound)
@@ -52,6 +52,20 @@ PROCESS_LABELS = frozenset({"process", "run"})
 """Vertex labels whose provenance ``typeName`` is ``Process``; every other label the writer makes is a ``Dataset``."""
 DEFINING_OPERATIONS = frozenset({"CREATE_AS_SELECT", "CREATE_TABLE", "CREATE_VIEW"})
 """Operations that state a dataset's whole column list (a new list is a new definition, a new version)."""
+
+_token_lock = threading.Lock()
+_last_token = [0]  # the last createTime handed out in this process
+
+
+def _create_time() -> int:
+    """createTime of one flush: epoch milliseconds, strictly increasing within the process.
+
+    A flush recognises what its upserts created by this value (a match keeps the older createTime), so two flushes
+    of the same process never share one, even within a millisecond.
+    """
+    with _token_lock:
+        _last_token[0] = max(time.time_ns() // 1_000_000, _last_token[0] + 1)
+        return _last_token[0]
 
 
 def statement_key(statement: StatementLineage) -> str:
@@ -226,12 +240,13 @@ class LineageWriter:
         created_by: str = "lineage",
         outbox: Outbox | None = None,
     ) -> None:
-        """outbox: change capture's hook (lineage_platform.cdc.outbox); with one, each flush is one transaction
-        that also records the elements it created (as store op tuples) through ``outbox.record(g, ops)``."""
+        """outbox: change capture's hook (default: the one bound to ``g``'s connection, see graph/outbox.py); with
+        one, each flush is one transaction that also records the elements it created (as op tuples) through
+        ``outbox.record(g, ops)``."""
         self.g = g
         self.batch_size = batch_size
         self.created_by = created_by
-        self.outbox = outbox
+        self.outbox = outbox or outbox_of(g)
         self._ids: dict[tuple[str, str], Any] = {}
         # edges this writer has upserted: later runs of the same statement skip them (bounded; only saves work)
         self._known_edges: set[tuple] = set()
@@ -254,34 +269,32 @@ class LineageWriter:
         return summary
 
     def _flush(self, batch: _Batch) -> WriteSummary:
-        if self.outbox is None:
-            return self._flush_through(self.g, batch, None)
-        if not supports_transactions(self.g):
-            raise ConfigError(
-                "change capture needs a graph with transactions (the outbox is written in the same transaction)",
-                hint="write to JanusGraph or the embedded graph, or leave change capture off for this graph",
-            )
-        tx = self.g.tx()
-        g = tx.begin()
-        created: list[tuple] = []
+        """Upsert the batch; tried again when the backend refuses it for a passing reason (lock contention).
+
+        Every attempt uses the same createTime, so what an earlier attempt created is still counted once.
+        """
+        token = long(_create_time())
+        return retry_transient(lambda: self._flush_once(batch, token), on_retry=self._forget)
+
+    def _forget(self) -> None:
+        """Drop the ids and edges learnt so far: a failed flush may have rolled them back."""
+        self._ids.clear()
+        self._known_edges.clear()
+
+    def _flush_once(self, batch: _Batch, token: int) -> WriteSummary:
         try:
-            summary = self._flush_through(g, batch, created)
-            self.outbox.record(g, created)
-            tx.commit()
+            with change_set(self.g, self.outbox) as (g, created):
+                return self._flush_through(g, batch, token, created)
         except BaseException:
-            tx.rollback()
-            self._ids.clear()  # ids and edges learnt in the rolled-back transaction may not exist
-            self._known_edges.clear()
+            self._forget()  # ids and edges learnt in a rolled-back transaction may not exist
             raise
-        return summary
 
     def _flush_through(
-        self, g: GraphTraversalSource, batch: _Batch, created_ops: list[tuple] | None
+        self, g: GraphTraversalSource, batch: _Batch, token: int, created_ops: list[tuple] | None
     ) -> WriteSummary:
-        """Upsert the batch through ``g``; append op tuples of what it created to ``created_ops`` if given."""
+        """Upsert the batch through ``g`` with createTime ``token`` (epoch ms, a Long as the schema wants: it marks
+        what this flush created); append op tuples of what it created to ``created_ops`` if given."""
         started = time.perf_counter()
-        # createTime marks what this flush created (micro-seconds; a Long, as the schema and GraphBinary want)
-        token = long(time.time_ns() // 1000)
         summary = WriteSummary(statements=batch.statements)
         missing = [key for key in batch.vertices if key not in self._ids]
         new_keys: set[tuple[str, str]] = set()  # created now: their provenance came from this batch alone

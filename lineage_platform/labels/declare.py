@@ -20,7 +20,6 @@ import yaml
 from gremlin_python.process.graph_traversal import GraphTraversalSource
 
 from lineage_platform.errors import LineageError
-from lineage_platform.graph.connect import supports_transactions
 from lineage_platform.labels.label import Label
 from lineage_platform.labels.rules import RuleSet
 from lineage_platform.labels.store import Tagging, drop_edges, read_taggings, vertex_ids, write_taggings
@@ -126,17 +125,7 @@ def declare(
                         hint=f"{label.key} takes one value; remove one of them; nothing was written",
                     )
             taggings.append(Tagging(ids[declaration.name], label, "declared", declared_by=declared_by))
-    if not supports_transactions(g):  # TinkerGraph: each write stands alone
-        return write_taggings(g, taggings)
-    transaction = g.tx()
-    gtx = transaction.begin()
-    try:
-        written = write_taggings(gtx, taggings)
-        transaction.commit()
-    except Exception:
-        transaction.rollback()
-        raise
-    return written
+    return write_taggings(g, taggings)  # one transaction
 
 
 def undeclare(g: GraphTraversalSource, name: str, labels: Iterable[Label]) -> int:

@@ -15,6 +15,7 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource, __
 from gremlin_python.process.traversal import Direction, Merge, P, T
 from gremlin_python.statics import long
 
+from lineage_platform.graph.outbox import change_set, matching_edges, op_id, record_drops, record_state
 from lineage_platform.labels.label import Label
 
 
@@ -47,6 +48,13 @@ class Tagging:
 
 def classification_ids(g: GraphTraversalSource, labels: Iterable[Label]) -> dict[Label, Any]:
     """Upsert the classification vertices of these labels; their ids by label."""
+    with change_set(g) as (source, ops):
+        return _upsert_classifications(source, labels, ops)
+
+
+def _upsert_classifications(
+    g: GraphTraversalSource, labels: Iterable[Label], ops: list[tuple] | None
+) -> dict[Label, Any]:
     wanted = sorted(set(labels))
     if not wanted:
         return {}
@@ -69,6 +77,7 @@ def classification_ids(g: GraphTraversalSource, labels: Iterable[Label]) -> dict
         .id_()
         .to_list()
     )
+    record_state(g, ops, vertices=ids)
     return dict(zip(wanted, ids))
 
 
@@ -114,10 +123,20 @@ def read_taggings(
 
 
 def write_taggings(g: GraphTraversalSource, taggings: list[Tagging], batch_size: int = 500) -> int:
-    """Upsert taggedWith edges: one per (vertex, label, origin); provenance is updated on a match."""
-    ids = classification_ids(g, (t.label for t in taggings))
+    """Upsert taggedWith edges: one per (vertex, label, origin); provenance is updated on a match. One transaction:
+    any error leaves the graph unchanged."""
+    with change_set(g, atomic=True) as (source, ops):
+        return _upsert_taggings(source, taggings, batch_size, ops)
+
+
+def _upsert_taggings(
+    g: GraphTraversalSource, taggings: list[Tagging], batch_size: int, ops: list[tuple] | None
+) -> int:
+    ids = _upsert_classifications(g, (t.label for t in taggings), ops)
     written = 0
     for start in range(0, len(taggings), batch_size):
+        keys = [(t.vertex, ids[t.label], {"origin": t.origin}) for t in taggings[start : start + batch_size]]
+        before = matching_edges(g, "taggedWith", keys) if ops is not None else []
         rows = [
             {
                 "match": {
@@ -130,7 +149,7 @@ def write_taggings(g: GraphTraversalSource, taggings: list[Tagging], batch_size:
             }
             for tagging in taggings[start : start + batch_size]
         ]
-        written += len(
+        edge_ids = (
             g.inject(*rows)
             .merge_e(__.select("match"))
             .option(Merge.on_create, __.select("props"))
@@ -138,14 +157,24 @@ def write_taggings(g: GraphTraversalSource, taggings: list[Tagging], batch_size:
             .id_()
             .to_list()
         )
+        if ops is not None:  # an updated edge may have a new id (JanusGraph): record it as now found
+            after = matching_edges(g, "taggedWith", keys)
+            kept = {op_id(edge_id) for edge_id in after}
+            record_drops(g, ops, edges=[edge_id for edge_id in before if op_id(edge_id) not in kept])
+            record_state(g, ops, edges=after)
+        written += len(edge_ids)
     return written
 
 
 def drop_edges(g: GraphTraversalSource, edge_ids: list[Any], batch_size: int = 500) -> None:
     """Remove taggedWith edges by id (integer ids go out as Longs: TinkerGraph finds no edge by an Integer id)."""
     ids = [long(i) if type(i) is int else i for i in edge_ids]
-    for start in range(0, len(ids), batch_size):
-        g.E(*ids[start : start + batch_size]).has_label("taggedWith").drop().iterate()
+    with change_set(g) as (source, ops):
+        for start in range(0, len(ids), batch_size):
+            batch = source.E(*ids[start : start + batch_size]).has_label("taggedWith")
+            if ops is not None:
+                record_drops(source, ops, edges=batch.clone().id_().to_list())
+            batch.drop().iterate()
 
 
 def vertex_names(g: GraphTraversalSource, ids: Iterable[Any]) -> dict[Any, str]:

@@ -21,6 +21,7 @@ from gremlin_python.process.traversal import Merge, P, T
 from gremlin_python.statics import long
 
 from lineage_platform.errors import LineageError
+from lineage_platform.graph.outbox import change_set, record_drops, record_state
 from lineage_platform.graph.writer import guid
 from lineage_platform.netflow.ingest import PartitionFile
 from lineage_platform.netflow.layout import PartitionLayout
@@ -56,7 +57,14 @@ class Partition:
 
 def register_dataset(g: GraphTraversalSource, dataset: str, layout: PartitionLayout, root: Path) -> None:
     """Create the NetFlow dataset vertex, or update its layout and storage directory."""
-    (
+    with change_set(g) as (source, ops):
+        _register(source, dataset, layout, root, ops)
+
+
+def _register(
+    g: GraphTraversalSource, dataset: str, layout: PartitionLayout, root: Path, ops: list[tuple] | None
+) -> None:
+    vertex_id = (
         g.merge_v({T.label: "table", "qualifiedName": dataset})
         .option(
             Merge.on_create,
@@ -70,8 +78,10 @@ def register_dataset(g: GraphTraversalSource, dataset: str, layout: PartitionLay
         )
         .property("partitionLayout", layout.to_json())
         .property("path", str(root))
-        .iterate()
+        .id_()
+        .next()
     )
+    record_state(g, ops, vertices=[vertex_id])
 
 
 def find_dataset(g: GraphTraversalSource, dataset: str) -> tuple[PartitionLayout, Path] | None:
@@ -107,24 +117,44 @@ def add_partitions(g: GraphTraversalSource, dataset: str, root: Path, files: Ite
     grow with the number of partitions the dataset already has.
     """
     items = list(files)
-    for start in range(0, len(items), PARTITIONS_PER_TRAVERSAL):
-        traversal: GraphTraversal | None = None
-        for item in items[start : start + PARTITIONS_PER_TRAVERSAL]:
-            name = f"{dataset}/{item.path.relative_to(root).as_posix()}"
-            properties = _partition_properties(name, item)
-            step = traversal.merge_v if traversal is not None else g.merge_v
-            traversal = (
-                step({T.label: "partition", "qualifiedName": name})
-                .option(Merge.on_create, properties)
-                .option(Merge.on_match, properties)
-                .coalesce(
-                    __.in_e("hasPartition"),
-                    __.add_e("hasPartition").from_(__.V().has("table", "qualifiedName", dataset)),
-                )
-            )
-        if traversal is not None:
-            traversal.iterate()
+    with change_set(g) as (source, ops):
+        for start in range(0, len(items), PARTITIONS_PER_TRAVERSAL):
+            _upsert_partitions(source, dataset, root, items[start : start + PARTITIONS_PER_TRAVERSAL], ops)
     return len(items)
+
+
+def _upsert_partitions(
+    g: GraphTraversalSource, dataset: str, root: Path, items: list[PartitionFile], ops: list[tuple] | None
+) -> None:
+    traversal: GraphTraversal | None = None
+    names = []
+    for item in items:
+        name = f"{dataset}/{item.path.relative_to(root).as_posix()}"
+        names.append(name)
+        properties = _partition_properties(name, item)
+        step = traversal.merge_v if traversal is not None else g.merge_v
+        traversal = (
+            step({T.label: "partition", "qualifiedName": name})
+            .option(Merge.on_create, properties)
+            .option(Merge.on_match, properties)
+            .coalesce(
+                __.in_e("hasPartition"),
+                __.add_e("hasPartition").from_(__.V().has("table", "qualifiedName", dataset)),
+            )
+        )
+    if traversal is None:
+        return
+    traversal.iterate()
+    if ops is not None:
+        links = (
+            g.V()
+            .has("partition", "qualifiedName", P.within(names))
+            .project("partition", "edge")
+            .by(__.id_())
+            .by(__.in_e("hasPartition").id_())
+            .to_list()
+        )
+        record_state(g, ops, [row["partition"] for row in links], [row["edge"] for row in links])
 
 
 def _partition_properties(name: str, item: PartitionFile) -> dict[str, object]:
@@ -183,8 +213,12 @@ def count_partitions(g: GraphTraversalSource, dataset: str) -> int:
 def drop_partitions(g: GraphTraversalSource, partitions: Iterable[Partition]) -> int:
     """Remove partition vertices (and their edges) from the catalog; returns how many."""
     names = [item.qualified_name for item in partitions]
-    for start in range(0, len(names), 500):
-        g.V().has("partition", "qualifiedName", P.within(names[start : start + 500])).drop().iterate()
+    with change_set(g) as (source, ops):
+        for start in range(0, len(names), 500):
+            found = source.V().has("partition", "qualifiedName", P.within(names[start : start + 500]))
+            if ops is not None:
+                record_drops(source, ops, vertices=found.clone().id_().to_list())
+            found.drop().iterate()
     return len(names)
 
 

@@ -12,6 +12,7 @@ import json
 from gremlin_python.process.graph_traversal import GraphTraversalSource, __
 from gremlin_python.process.traversal import Direction, Merge, T
 
+from lineage_platform.graph.outbox import change_set, record_state
 from lineage_platform.security.policy import Grant, PolicyStore, parse_rows
 from lineage_platform.security.resource_blocks import describe_rows
 
@@ -27,15 +28,22 @@ def _grant_fields(grant: Grant) -> dict[str, str]:
 
 def save_policy(g: GraphTraversalSource, store: PolicyStore) -> int:
     """Upsert the store's principals, role memberships and grants; returns the number of grants written."""
+    with change_set(g) as (source, ops):
+        return _save(source, store, ops)
+
+
+def _save(g: GraphTraversalSource, store: PolicyStore, ops: list[tuple] | None) -> int:
     principals = {g.principal for g in store.grants} | {f"role:{role}" for role in store.roles}
     principals |= {f"user:{member}" for members in store.roles.values() for member in members}
-    ids = _upsert(g, "principal", {name: {"name": name.split(":", 1)[1]} for name in principals})
+    ids = _upsert(g, "principal", {name: {"name": name.split(":", 1)[1]} for name in principals}, ops)
     grants = {}
     for grant in store.grants:
         fields = _grant_fields(grant)
         key = hashlib.sha1(json.dumps([grant.principal, fields], sort_keys=True).encode()).hexdigest()[:20]
         grants[f"grant:{key}"] = (grant.principal, fields)
-    grant_ids = _upsert(g, "grant", {name: {"name": name, **fields} for name, (_, fields) in grants.items()})
+    grant_ids = _upsert(
+        g, "grant", {name: {"name": name, **fields} for name, (_, fields) in grants.items()}, ops
+    )
     edges = [
         (ids[f"user:{m}"], ids[f"role:{r}"], "memberOf")
         for r, members in store.roles.items()
@@ -44,11 +52,13 @@ def save_policy(g: GraphTraversalSource, store: PolicyStore) -> int:
     edges += [(ids[principal], grant_ids[name], "holds") for name, (principal, _) in grants.items()]
     if edges:
         rows = [{T.label: label, Direction.OUT: out, Direction.IN: in_} for out, in_, label in edges]
-        g.inject(*rows).merge_e().iterate()
+        record_state(g, ops, edges=g.inject(*rows).merge_e().id_().to_list())
     return len(grants)
 
 
-def _upsert(g: GraphTraversalSource, label: str, vertices: dict[str, dict[str, str]]) -> dict[str, object]:
+def _upsert(
+    g: GraphTraversalSource, label: str, vertices: dict[str, dict[str, str]], ops: list[tuple] | None
+) -> dict[str, object]:
     if not vertices:
         return {}
     names = sorted(vertices)
@@ -63,6 +73,7 @@ def _upsert(g: GraphTraversalSource, label: str, vertices: dict[str, dict[str, s
         .id_()
         .to_list()
     )
+    record_state(g, ops, vertices=created)
     return dict(zip(names, created))
 
 

@@ -27,7 +27,11 @@ from lineage_platform.graph.graphson import (
 )
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "tinkerpop-features" / "data"
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="TinkerPop data graphs not present")
+# TinkerPop's sample graphs (person, software, ...) are not lineage graphs: open the embedded schema for them
+pytestmark = [
+    pytest.mark.skipif(not DATA.is_dir(), reason="TinkerPop data graphs not present"),
+    pytest.mark.usefixtures("open_schema"),
+]
 DATA_FILES = ["tinkerpop-modern.json", "tinkerpop-classic.json", "tinkerpop-crew.json", "tinkerpop-sink.json"]
 
 

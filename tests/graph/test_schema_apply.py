@@ -63,3 +63,20 @@ def test_a_failing_server_reply_becomes_a_graph_error_with_a_hint() -> None:
     RecordingClient.fail = True
     with pytest.raises(GraphError, match="applying the schema to ws://janusgraph:8182/gremlin failed"):
         apply_schema("ws://janusgraph:8182/gremlin", client_factory=RecordingClient)
+
+
+def test_init_on_a_server_without_a_groovy_engine_says_what_to_do_in_one_line(janusgraph_url) -> None:
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    lineage = Path(sys.executable).with_name("lineage")
+    run = subprocess.run(
+        [str(lineage), "graph", "init", "--graph", janusgraph_url], capture_output=True, text=True, env=env
+    )
+    assert run.returncode == 1
+    lines = (run.stdout + run.stderr).strip().splitlines()
+    assert len(lines) == 1, run.stdout + run.stderr
+    assert "has no Groovy script engine" in lines[0] and "management API" in lines[0]

@@ -45,6 +45,7 @@ from lineage_platform.graph.embedded.pipeline import (
     path_mode,
     uses_steps,
 )
+from lineage_platform.graph.embedded.strict import SchemaRules
 from lineage_platform.graph.embedded.transaction import GraphLock, Transaction
 
 _log = logging.getLogger(__name__)
@@ -135,14 +136,15 @@ class EmbeddedGraph:
         *,
         unique: Iterable[tuple[str, str]] = (),
         indexed: Iterable[str] = (),
+        rules: SchemaRules | None = None,
         sync: bool = True,
         lock_timeout: float = 30.0,
     ) -> None:
         """path None = memory only. unique: (vertex label, property key) pairs that must be unique; indexed:
-        vertex property keys with an exact-value index. sync: fsync each commit. lock_timeout: seconds to wait
-        for a transaction held by someone else."""
+        vertex property keys with an exact-value index. rules: strict-schema mode (see strict.py). sync: fsync
+        each commit. lock_timeout: seconds to wait for a transaction held by someone else."""
         self.path = Path(path) if path is not None else None
-        self.graph = MemGraph(unique=unique, indexed=indexed)
+        self.graph = MemGraph(unique=unique, indexed=indexed, rules=rules)
         self._lock = GraphLock(lock_timeout)
         self._log: Any = None
         self._closed = False

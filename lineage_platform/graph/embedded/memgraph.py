@@ -12,9 +12,12 @@ import datetime
 import decimal
 import uuid
 from collections.abc import Callable, Hashable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lineage_platform.errors import ConstraintViolation, TraversalError
+
+if TYPE_CHECKING:
+    from lineage_platform.graph.embedded.strict import SchemaRules
 
 Op = tuple
 _SUPPORTED_SCALARS = (str, int, float, bool, bytes)
@@ -141,7 +144,16 @@ def check_value(key: str, value: Any) -> None:
 class MemGraph:
     """The graph state plus the change log of the transaction that is open on it (at most one)."""
 
-    def __init__(self, *, unique: Iterable[tuple[str, str]] = (), indexed: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        *,
+        unique: Iterable[tuple[str, str]] = (),
+        indexed: Iterable[str] = (),
+        rules: SchemaRules | None = None,
+    ) -> None:
+        """rules: strict-schema mode (JanusGraph's write rules); None accepts any label, key and value."""
+        self.rules = rules
+        self._replaying = False
         self.vertices: dict[Any, VertexRec] = {}
         self.edges: dict[Any, EdgeRec] = {}
         self.vertices_by_label: dict[str, dict[Any, VertexRec]] = {}
@@ -221,6 +233,8 @@ class MemGraph:
     # ---------------------------------------------------------------- vertices
     def add_vertex(self, label: str, vid: Any = None) -> VertexRec:
         """Create a vertex; ``vid`` None generates an id."""
+        if self.rules is not None and not self._replaying:
+            self.rules.check_vertex(label)
         if vid is None:
             vid = self.new_id()
         elif vid in self.vertices:
@@ -263,6 +277,8 @@ class MemGraph:
     # ---------------------------------------------------------------- edges
     def add_edge(self, label: str, out_v: VertexRec, in_v: VertexRec, eid: Any = None) -> EdgeRec:
         """Create an edge ``out_v -label-> in_v``."""
+        if self.rules is not None and not self._replaying:
+            self.rules.check_edge(label, out_v, in_v)
         if eid is None:
             eid = self.new_id()
         elif eid in self.edges:
@@ -297,6 +313,8 @@ class MemGraph:
     def set_edge_property(self, e: EdgeRec, key: str, value: Any) -> None:
         """Set (replace) an edge property."""
         check_value(key, value)
+        if self.rules is not None and not self._replaying:
+            value = self.rules.edge_property(e, key, value)
         props = e.props if e.props is not None else {}
         e.props = props
         had, old = key in props, props.get(key)
@@ -321,6 +339,8 @@ class MemGraph:
     def add_vertex_property(self, v: VertexRec, key: str, value: Any, vpid: Any = None) -> VertexPropRec:
         """Append one value to a vertex's (multi-)property, enforcing unique constraints."""
         check_value(key, value)
+        if self.rules is not None and not self._replaying:
+            value = self.rules.vertex_property(v, key, value)
         if (v.label, key) in self.unique:
             self._check_unique(v, key, value)
         if vpid is None:
@@ -341,6 +361,8 @@ class MemGraph:
                     type(vp.value) is type(value) and vp.value == value for vp in other.props.get(key, ())
                 )
             ):
+                if self.rules is not None:
+                    raise self.rules.unique_violation(key, value, v.label)
                 raise ConstraintViolation(
                     f"a '{v.label}' vertex with {key}={value!r} already exists (id {other.id})",
                     hint="use mergeV() to upsert, or pick another value",
@@ -382,6 +404,8 @@ class MemGraph:
     def set_meta(self, vp: VertexPropRec, key: str, value: Any) -> None:
         """Set a meta-property on a vertex property."""
         check_value(key, value)
+        if self.rules is not None and not self._replaying:
+            value = self.rules.meta_property(key, value)
         meta = vp.meta if vp.meta is not None else {}
         vp.meta = meta
         had, old = key in meta, meta.get(key)
@@ -418,11 +442,13 @@ class MemGraph:
         ("dropMeta", vid, vpid, key) ("setEP", eid, key, value) ("dropEP", eid, key).
         """
         logging, self._logging = self._logging, False
+        self._replaying = True
         try:
             for op in ops:
                 self._apply_one(op)
         finally:
             self._logging = logging
+            self._replaying = False
 
     def _find_vp(self, vid: Any, vpid: Any) -> VertexPropRec:
         for values in self.vertices[vid].props.values():

@@ -284,6 +284,8 @@ def set_property(
     if not isinstance(key, str):
         raise TraversalError(f"property() key must be a string, got {key!r}", hint="use a string key")
     if isinstance(obj, VertexRec):
+        if cardinality is not None and graph.rules is not None:
+            graph.rules.check_cardinality(key, cardinality.name.rstrip("_"))
         existing = obj.props.get(key, [])
         if value is None:
             for vp in list(existing):
