@@ -106,10 +106,11 @@ def test_script_declares_the_keys_of_every_label_and_every_connection() -> None:
 
 def test_key_and_label_groups_expand_in_place() -> None:
     schema = load_schema()
-    assert schema.vertex_keys["column"][:7] == (
+    assert schema.vertex_keys["column"][:8] == (
         "guid",
         "name",
         "typeName",
+        "kind",
         "qualifiedName",
         "createTime",
         "createBy",

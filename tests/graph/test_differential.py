@@ -16,13 +16,14 @@ from lineage_platform.graph.conformance.differential import (
     random_graph,
     run_differential,
     same_results,
+    schemaless_engine,
 )
 
 
 @pytest.fixture
 def both(tinkerpop_url: str):
     logging.getLogger("gremlinpython").setLevel(logging.CRITICAL)  # refusals are compared, not reported
-    embedded, reference = connect("memory:"), connect(tinkerpop_url)
+    embedded, reference = schemaless_engine(), connect(tinkerpop_url)
     yield embedded, reference
     disconnect(reference)
 

@@ -542,6 +542,14 @@ def run_differential(
     return report
 
 
+def schemaless_engine() -> GraphTraversalSource:
+    """A fresh in-memory embedded graph without the lineage schema's rules (like an empty TinkerGraph)."""
+    from lineage_platform.graph.connect import EmbeddedRemoteConnection
+    from lineage_platform.graph.embedded.engine import EmbeddedGraph
+
+    return traversal().with_remote(EmbeddedRemoteConnection(EmbeddedGraph(None)))
+
+
 @click.command()
 @click.option("--count", type=click.IntRange(min=1), default=10_000, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
@@ -559,7 +567,7 @@ def main(count: int, seed: int, server_url: str | None, verbose: bool) -> None:
         server_url = server.start()
     try:
         report = run_differential(
-            connect("memory:"),
+            schemaless_engine(),
             connect(server_url),
             seed=seed,
             count=count,

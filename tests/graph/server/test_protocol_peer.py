@@ -24,7 +24,7 @@ from lineage_platform.graph.embedded.server import BackgroundServer, ServerSetti
 
 
 @pytest.fixture(params=["lineage graph serve", "tinkerpop"])
-def peer_url(request: pytest.FixtureRequest) -> Iterator[str]:
+def peer_url(request: pytest.FixtureRequest, open_schema: None) -> Iterator[str]:
     logging.getLogger("gremlinpython").setLevel(logging.CRITICAL)  # expected failures are asserted below
     if request.param == "tinkerpop":
         yield request.getfixturevalue("tinkerpop_url")
