@@ -79,7 +79,7 @@ def this_python_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 @pytest.mark.slow
-def test_notebook_runs_gremlin_cells(this_python_kernel: str) -> None:
+def test_notebook_runs_gremlin_cells(this_python_kernel: str, open_schema: None) -> None:
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in CELLS])
     client = NotebookClient(
         notebook, kernel_name=this_python_kernel, timeout=60, resources={"metadata": {"path": str(REPO)}}

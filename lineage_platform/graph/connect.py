@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from gremlin_python.driver.aiohttp.transport import AiohttpTransport
 from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
 from gremlin_python.driver.protocol import GremlinServerError
 from gremlin_python.driver.remote_connection import RemoteConnection, RemoteTraversal
@@ -159,6 +160,19 @@ def quiet_driver_log() -> None:
     logging.getLogger("gremlinpython").setLevel(logging.CRITICAL)
 
 
+class ClosingTransport(AiohttpTransport):
+    """gremlinpython's WebSocket transport, closed when its connect fails: the driver keeps a connection that
+    failed to connect out of its pool, so nothing else would close its event loop (left to ``__del__``, which
+    fails when it runs while another loop is running)."""
+
+    def connect(self, url: str, headers: Any = None) -> None:
+        try:
+            super().connect(url, headers)
+        except BaseException:
+            self.close()
+            raise
+
+
 def _remote_connection(url: str, outbox: bool | None) -> Any:
     from janusgraph_python.driver.serializer import JanusGraphBinarySerializersV1
 
@@ -170,6 +184,7 @@ def _remote_connection(url: str, outbox: bool | None) -> Any:
         username=settings.graph_username or "",
         password=settings.graph_password or "",
         message_serializer=JanusGraphBinarySerializersV1(),
+        transport_factory=ClosingTransport,
     )
     if settings.graph_outbox if outbox is None else outbox:
         from lineage_platform.graph.outbox import Outbox
