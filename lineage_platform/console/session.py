@@ -142,6 +142,8 @@ def _script_client(url: str) -> Any:
     from gremlin_python.driver.client import Client
     from janusgraph_python.driver.serializer import JanusGraphBinarySerializersV1
 
+    from lineage_platform.graph.connect import ClosingTransport
+
     # the session raises server errors to its caller; gremlinpython would also log each one to stderr
     logging.getLogger("gremlinpython").setLevel(logging.CRITICAL)
     settings = load_settings()
@@ -151,4 +153,5 @@ def _script_client(url: str) -> Any:
         username=settings.graph_username or "",
         password=settings.graph_password or "",
         message_serializer=JanusGraphBinarySerializersV1(),
+        transport_factory=ClosingTransport,
     )
