@@ -89,17 +89,26 @@ class ColumnEdge:
 
 @dataclass(frozen=True)
 class Predicate:
-    """A filter on a base table column: ``column op value`` (value: constant, list, [lo, hi] or expression text)."""
+    """A filter on a base table column: ``column op value`` (value: constant, list, [lo, hi] or expression text).
+
+    ``read`` tells which read of the table it filters (0-based, in scope order) when the statement reads the table
+    more than once (a self-join, a UNION of two reads); there, op ``UNFILTERED`` (column ``*``) marks a read with
+    no filter of its own. None when the statement reads the table once, or the filter cannot be tied to one read.
+    """
 
     table: str
     column: str
     op: str
     value: Any = None
+    read: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form; list values stay lists."""
+        """The JSON form; list values stay lists; ``read`` only when set."""
         value = list(self.value) if isinstance(self.value, tuple) else self.value
-        return {"table": self.table, "column": self.column, "op": self.op, "value": value}
+        out = {"table": self.table, "column": self.column, "op": self.op, "value": value}
+        if self.read is not None:
+            out["read"] = self.read
+        return out
 
 
 @dataclass(frozen=True)

@@ -122,6 +122,34 @@ class TableAdvice:
         }
 
 
+def _reach_of_reads(
+    predicates: list[dict[str, Any]], partition_columns: frozenset[str]
+) -> tuple[int | None, str | None]:
+    """Partitions one process reads back from a table, with the reason when unbounded. Within one read the
+    tightest lower bound wins (its filters are ANDed); a statement that reads the table several times reads as far
+    back as its widest read, and a read without a partition filter of its own reads everything."""
+    reads: dict[Any, list[dict[str, Any]]] = {}
+    for predicate in predicates:
+        reads.setdefault(predicate.get("read"), []).append(predicate)
+    if len(reads) > 1:
+        reads.pop(None, None)  # filters not tied to one read of a table read several times: not counted
+    widest: int | None = 0
+    reasons = []
+    for group in reads.values() or [[]]:
+        reaches = [_reach(p["op"], p["value"]) for p in group if p.get("column") in partition_columns]
+        bounded = [days for days, _ in reaches if days is not None]
+        if bounded and not any(p["op"] == "UNFILTERED" for p in group):
+            widest = None if widest is None else max(widest, min(bounded))
+            continue
+        widest = None
+        several = " (one of its reads of the table)" if len(reads) > 1 else ""
+        reasons.append(
+            "; ".join(why for _, why in reaches if why)
+            or f"no partition filter{several} (reads every partition)"
+        )
+    return widest, "; ".join(reasons) or None
+
+
 def lookback_days(op: str, value: Any) -> int | None:
     """Daily partitions a filter ``partition_column op value`` reaches back, the business date's own included;
     None when unbounded (a fixed date, or no lower bound).
@@ -236,16 +264,8 @@ def advise(
 
 
 def _use(reader: dict[str, Any], table: str, partition_columns: frozenset[str]) -> Use:
-    predicates = [
-        p
-        for p in json.loads(reader["predicates"])
-        if p.get("table") == table and p.get("column") in partition_columns
-    ]
-    reaches = [_reach(p["op"], p["value"]) for p in predicates]
-    bounded = [days for days, _ in reaches if days is not None]
-    days = min(bounded) if bounded else None  # conjunctive filters: the tightest lower bound wins
-    reason = None
-    if days is None:
-        reason = "; ".join(why for _, why in reaches if why) or "no partition filter (reads every partition)"
+    on_table = [p for p in json.loads(reader["predicates"]) if p.get("table") == table]
+    predicates = [p for p in on_table if p.get("column") in partition_columns]
+    days, reason = _reach_of_reads(on_table, partition_columns)
     text = " AND ".join(f"{p['column']} {p['op']} {p['value']}" for p in predicates) or "no partition filter"
     return Use(reader["name"], reader["operation"], sorted(reader["jobs"]), text, days, reason)

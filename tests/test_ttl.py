@@ -265,3 +265,40 @@ def test_the_command_names_the_unbounded_reader_instead_of_advising(tmp_path) ->
         CliRunner().invoke(cli, ["ttl", "advise", "ods.events", "--format", "json", "--graph", url]).output
     )
     assert data["recommended_ttl_days"] is None and "since_2025" in data["no_advice_reason"]
+
+
+@pytest.mark.parametrize(
+    ("where_first", "where_second", "expected"),
+    [
+        ("dt = '${bizdate}'", "", None),  # the second read takes every partition
+        ("dt = '${bizdate}'", "dt >= date_sub('${bizdate}', 29)", 30),  # the widest read counts
+        ("dt >= date_sub('${bizdate}', 6)", "dt = '${bizdate}'", 7),
+    ],
+)
+def test_a_table_read_twice_in_one_statement_is_advised_by_its_widest_read(
+    where_first: str, where_second: str, expected: int | None
+) -> None:
+    """Failed before: the filters of both reads were ANDed, so the narrowest read decided and the advice dropped
+    partitions the other read still reads."""
+    g = connect("memory:")
+    second = f" WHERE {where_second}" if where_second else ""
+    sql = (
+        f"INSERT OVERWRITE TABLE dwd.users SELECT uid FROM ods.events WHERE {where_first} "
+        f"UNION ALL SELECT uid FROM ods.events{second}"
+    )
+    _ingest(g, [("twice", sql.replace("${bizdate}", "2026-01-05"), "2026-01-05T02:00:00.000Z")])
+    uid = next(c for c in advise(g, "ods.events", margin_days=0).columns if c.column == "ods.events.uid")
+    assert uid.recommended_ttl_days == expected
+    if expected is None:
+        assert "one of its reads of the table" in uid.no_advice_reason
+
+
+def test_a_self_join_is_advised_by_its_widest_side() -> None:
+    g = connect("memory:")
+    sql = (
+        "INSERT OVERWRITE TABLE dwd.users SELECT a.uid FROM ods.events a JOIN ods.events b ON a.uid = b.uid "
+        "WHERE a.dt = '2026-01-05' AND b.dt >= date_sub('2026-01-05', 13)"
+    )
+    _ingest(g, [("self_join", sql, "2026-01-05T02:00:00.000Z")])
+    advice = advise(g, "ods.events", margin_days=0)
+    assert {c.column: c.recommended_ttl_days for c in advice.columns}["ods.events.uid"] == 14

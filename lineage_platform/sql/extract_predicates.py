@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from sqlglot import exp
@@ -9,7 +10,7 @@ from sqlglot import exp
 from lineage_platform.model import Predicate
 from lineage_platform.sql.analysis import StatementAnalysis
 from lineage_platform.sql.function_rules import merge_rules
-from lineage_platform.sql.tracer import Tracer
+from lineage_platform.sql.tracer import Tracer, table_name
 
 COMPARISONS: dict[type[exp.Expr], tuple[str, str]] = {
     exp.EQ: ("=", "="),
@@ -41,6 +42,8 @@ def extract_predicates(analysis: StatementAnalysis) -> StatementAnalysis:
         tracer = Tracer(
             unit.scope, merge_rules(None), lambda message, node: None, analysis.session.columns_of
         )
+        reads = _reads(unit.scope)
+        filtered: set[tuple[str, int]] = set()
         for scope in unit.scope.traverse():
             conditions = [scope.expression.args.get("where")]
             conditions += [join.args.get("on") for join in scope.expression.args.get("joins") or []]
@@ -49,10 +52,40 @@ def extract_predicates(analysis: StatementAnalysis) -> StatementAnalysis:
                     continue
                 for conjunct in _conjuncts(condition.this if isinstance(condition, exp.Where) else condition):
                     predicate = _predicate(analysis, tracer, scope, conjunct)
-                    if predicate is not None:
-                        found[predicate] = None
+                    if predicate is None:
+                        continue
+                    if len(reads.get(predicate.table, ())) > 1:
+                        predicate = replace(predicate, read=_read_of(scope, conjunct, reads[predicate.table]))
+                        if predicate.read is not None:
+                            filtered.add((predicate.table, predicate.read))
+                    found[predicate] = None
+        for table, nodes in reads.items():
+            for number in range(len(nodes) if len(nodes) > 1 else 0):
+                if (table, number) not in filtered:
+                    found[Predicate(table, "*", "UNFILTERED", None, read=number)] = None
     analysis.predicates = list(found)
     return analysis
+
+
+def _reads(root: Any) -> dict[str, list[exp.Table]]:
+    """The base-table references of a unit, by table name, in scope order (a CTE is read where it is defined)."""
+    reads: dict[str, list[exp.Table]] = {}
+    for scope in root.traverse():
+        for source in scope.sources.values():
+            if isinstance(source, exp.Table):
+                reads.setdefault(table_name(source), []).append(source)
+    return reads
+
+
+def _read_of(scope: Any, conjunct: exp.Expr, nodes: list[exp.Table]) -> int | None:
+    """Which read of a table a filter applies to: the one its column's qualifier names in this scope, else None
+    (a filter on a derived table's column cannot be tied to one read of a table read several times)."""
+    column = next(conjunct.find_all(exp.Column), None)
+    if column is None:
+        return None
+    only = next(iter(scope.sources.values())) if len(scope.sources) == 1 else None
+    source = scope.sources.get(column.table) if column.table else only
+    return next((number for number, node in enumerate(nodes) if node is source), None)
 
 
 def _conjuncts(condition: exp.Expr) -> list[exp.Expr]:
