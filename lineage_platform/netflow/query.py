@@ -1,7 +1,10 @@
 """Query planning and execution over the partition catalog.
 
-    SQL ─► WHERE as boxes (rectangles.py) ─► candidate partitions (Gremlin over the catalog)
-        ─► blocks whose time range meets a box (block index) ─► read only those column chunks ─► DuckDB
+    SQL ─► WHERE as boxes (rectangles.py) ─► candidate partitions (the cached catalog snapshot, snapshot.py)
+        ─► blocks whose time range meets a box (block index) ─► ONE DuckDB scan over the candidate files
+
+The fixed cost of a query is one parse of the statement, one small Gremlin lookup (is the cached catalog current?)
+and DuckDB's own planning; file footers stay in DuckDB's object cache between queries.
 
 The statement itself (GROUP BY, ORDER BY, aggregates, any WHERE) runs unchanged in DuckDB over the candidate rows,
 so pruning can only drop rows that the WHERE clause would drop anyway: results equal a full scan's.
@@ -22,8 +25,8 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource
 from sqlglot import exp
 
 from lineage_platform.errors import SqlError
-from lineage_platform.netflow.blocks import load_index, schema_signature
-from lineage_platform.netflow.catalog import Partition, candidate_partitions, count_partitions, load_layout
+from lineage_platform.netflow.blocks import schema_signature
+from lineage_platform.netflow.catalog import Partition
 from lineage_platform.netflow.layout import PartitionLayout
 from lineage_platform.netflow.records import (
     COLUMNS,
@@ -35,8 +38,10 @@ from lineage_platform.netflow.records import (
     ip_to_int,
 )
 from lineage_platform.netflow.rectangles import CIDR_FUNCTION, Box, where_boxes
+from lineage_platform.netflow.snapshot import CatalogSnapshot, catalog_snapshot
 
 RELATION = "flows"
+RELATION_SLOT = "__netflow_relation__"  # where the relation goes in a statement's rendered text
 READ_THREADS = 2
 ENGINES = ("duckdb", "arrow")
 CANONICAL_SCHEMA = schema_signature(SCHEMA)
@@ -48,6 +53,7 @@ DUCKDB_TYPES = {
     pa.uint64(): "UBIGINT",
 }
 _DUCKDB = duckdb.connect()  # one in-memory database; each query runs on its own cursor
+_DUCKDB.execute("SET enable_object_cache = true")  # Parquet footers parsed once per file, not once per query
 
 
 @dataclass
@@ -73,6 +79,7 @@ class QueryPlan:
     partitions_read: int
     blocks_total: int
     blocks_read: int
+    template: str = field(repr=False)  # ``sql`` with :data:`RELATION_SLOT` where the relation goes
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0  # time spent planning
 
@@ -93,6 +100,14 @@ def engine_sql(sql: str, relation: str = RELATION) -> tuple[exp.Select, str]:
     Dotted addresses compared with address columns become their uint32 values and ``in_cidr(col, 'a.b.c.d/n')``
     becomes ``col BETWEEN first AND last``, so the same text runs on the clustered and the unclustered data.
     """
+    select, template = _parse(sql)
+    return select, _over(template, relation)
+
+
+def _parse(sql: str) -> tuple[exp.Select, str]:
+    """The statement as written, and its DuckDB text (see :func:`engine_sql`) over :data:`RELATION_SLOT`."""
+    if RELATION_SLOT in sql:
+        raise SqlError(f"{RELATION_SLOT} is a reserved name", hint="rename that column alias or literal")
     try:
         select = sqlglot.parse_one(sql, read="duckdb")
     except sqlglot.errors.ParseError as exc:
@@ -104,37 +119,40 @@ def engine_sql(sql: str, relation: str = RELATION) -> tuple[exp.Select, str]:
         raise SqlError(
             "a NetFlow query is one SELECT over one table", hint="remove joins, subqueries and unions"
         )
-    rewritten = select.copy().transform(_engine_literals)
+    rewritten = select.transform(_engine_literals)  # a copy
     table = rewritten.find(exp.Table)
-    source = sqlglot.parse_one(f"SELECT * FROM {relation}", read="duckdb").args["from_"].this
-    if not (isinstance(source, exp.Table) and source.name == table.alias_or_name):
-        source.set(
-            "alias", exp.TableAlias(this=exp.to_identifier(table.alias_or_name))
-        )  # `flows.col` still resolves
-    table.replace(source)
+    alias = exp.TableAlias(this=exp.to_identifier(table.alias_or_name))  # `flows.col` still resolves
+    table.replace(exp.Table(this=exp.to_identifier(RELATION_SLOT), alias=alias))
     return select, rewritten.sql(dialect="duckdb")
+
+
+def _over(template: str, relation: str) -> str:
+    """A statement's DuckDB text over ``relation`` (rendered once, placed for each scan)."""
+    return template.replace(RELATION_SLOT, relation, 1)
 
 
 def plan_query(g: GraphTraversalSource, dataset: str, sql: str) -> QueryPlan:
     """Turn the WHERE clause into boxes and pick the partition files and blocks that may hold matching rows."""
     started = time.perf_counter()
-    select, text = engine_sql(sql)
-    layout = load_layout(g, dataset)
+    select, template = _parse(sql)
+    catalog = catalog_snapshot(g, dataset)
+    layout = catalog.layout
     rectangles = where_boxes(select)
     boxes = _catalog_boxes(rectangles.boxes, layout)
-    partitions = candidate_partitions(g, dataset, layout, boxes)
+    partitions = catalog.candidates(boxes)
     columns = _columns(select)
-    slices, blocks_total = _block_slices(partitions, boxes, columns)
+    slices, blocks_total = _block_slices(catalog, partitions, boxes, columns)
     return QueryPlan(
         statement=sql,
-        sql=text,
+        sql=_over(template, RELATION),
         columns=columns,
         boxes=boxes,
         slices=slices,
-        partitions_total=count_partitions(g, dataset),
+        partitions_total=len(catalog.partitions),
         partitions_read=len(partitions),
         blocks_total=blocks_total,
         blocks_read=sum(len(item.row_groups) for item in slices),
+        template=template,
         notes=_notes(select, layout, rectangles.unused),
         seconds=time.perf_counter() - started,
     )
@@ -153,8 +171,7 @@ def execute(plan: QueryPlan, *, engine: str = "duckdb") -> QueryResult:
     cursor = _DUCKDB.cursor()
     try:
         if engine == "duckdb" and plan.slices:
-            _, text = engine_sql(plan.statement, _parquet_relation(plan.slices))
-            result = cursor.sql(text).to_arrow_table()
+            result = cursor.sql(_over(plan.template, _parquet_relation(plan.slices))).to_arrow_table()
         else:
             cursor.register(RELATION, _read_blocks(plan))
             result = cursor.sql(plan.sql).to_arrow_table()
@@ -210,13 +227,13 @@ def _catalog_boxes(boxes: list[Box], layout: PartitionLayout) -> list[Box]:
 
 
 def _block_slices(
-    partitions: list[Partition], boxes: list[Box], columns: list[str]
+    catalog: CatalogSnapshot, partitions: list[Partition], boxes: list[Box], columns: list[str]
 ) -> tuple[list[FileSlice], int]:
     """Per candidate file, the blocks whose time range meets the time interval of some box."""
     windows = [box.get(TIME_COLUMN) for box in boxes]
     slices, total = [], 0
     for partition in partitions:
-        index = load_index(partition.path)
+        index = catalog.index(partition.path)
         blocks = index.blocks
         total += len(blocks)
         keep = [
