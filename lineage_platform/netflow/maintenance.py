@@ -155,6 +155,11 @@ def ingest_command(
             f"{rejected} malformed records set aside"
             + (f" in {rejects_path}" if rejects_path and rejected else "")
         )
+        ratio, empty = summary.cell_imbalance(load_layout(g, dataset).cells)
+        lines.append(
+            f"cell balance: up to {ratio:.1f}x more records in the fullest than in the emptiest cell of a time"
+            f" bucket; {empty} empty cells"
+        )
     lines.append(f"layout: {load_layout(g, dataset).describe()}; files under {root}")
     return IngestReport("\n".join(lines), rejected)
 
