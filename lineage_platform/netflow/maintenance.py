@@ -157,7 +157,7 @@ def ingest_command(
         )
         ratio, empty = summary.cell_imbalance(load_layout(g, dataset).cells)
         lines.append(
-            f"cell balance: up to {ratio:.1f}x more records in the fullest than in the emptiest cell of a time"
+            f"cell balance: up to {ratio:.2f}x more records in the fullest than in the emptiest cell of a time"
             f" bucket; {empty} empty cells"
         )
     lines.append(f"layout: {load_layout(g, dataset).describe()}; files under {root}")
