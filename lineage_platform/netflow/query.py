@@ -13,7 +13,9 @@ so pruning can only drop rows that the WHERE clause would drop anyway: results e
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +43,7 @@ from lineage_platform.netflow.rectangles import CIDR_FUNCTION, Box, where_boxes
 from lineage_platform.netflow.snapshot import CatalogSnapshot, catalog_snapshot
 
 RELATION = "flows"
+STREAM_BATCH_ROWS = 1 << 16
 RELATION_SLOT = "__netflow_relation__"  # where the relation goes in a statement's rendered text
 READ_THREADS = 2
 ENGINES = ("duckdb", "arrow")
@@ -158,31 +161,39 @@ def plan_query(g: GraphTraversalSource, dataset: str, sql: str) -> QueryPlan:
     )
 
 
-def execute(plan: QueryPlan, *, engine: str = "duckdb") -> QueryResult:
-    """Run the statement over the planned partitions.
+@contextmanager
+def result_batches(plan: QueryPlan, *, engine: str = "duckdb") -> Iterator[pa.RecordBatchReader]:
+    """The statement's rows over the planned partitions, as Arrow batches read while DuckDB produces them.
 
-    ``duckdb`` hands DuckDB the candidate files (it reads only the needed columns, and its zone maps skip the same
-    time blocks the index chose, since blocks are time-sorted); ``arrow`` reads exactly the indexed blocks with
-    pyarrow and runs DuckDB over the Arrow table.
+    ``duckdb`` hands DuckDB the candidate files in one scan (it reads only the needed columns, and its zone maps skip
+    the same time blocks the index chose, since blocks are time-sorted); ``arrow`` reads exactly the indexed blocks
+    with pyarrow and runs DuckDB over the Arrow table.
     """
     if engine not in ENGINES:
         raise SqlError(f"unknown query engine {engine!r}", hint=f"use one of {', '.join(ENGINES)}")
-    started = time.perf_counter()
     cursor = _DUCKDB.cursor()
     try:
         if engine == "duckdb" and plan.slices:
-            result = cursor.sql(_over(plan.template, _parquet_relation(plan.slices))).to_arrow_table()
+            relation = cursor.sql(_over(plan.template, _parquet_relation(plan.slices)))
         else:
             cursor.register(RELATION, _read_blocks(plan))
-            result = cursor.sql(plan.sql).to_arrow_table()
+            relation = cursor.sql(plan.sql)
+        yield relation.to_arrow_reader(STREAM_BATCH_ROWS)
     except duckdb.Error as exc:
         raise SqlError(
             f"the query failed: {exc}", hint="check column names against the NetFlow schema"
         ) from exc
     finally:
         cursor.close()
+
+
+def execute(plan: QueryPlan, *, engine: str = "duckdb") -> QueryResult:
+    """Run the statement over the planned partitions (see :func:`result_batches`) and collect its rows."""
+    started = time.perf_counter()
+    with result_batches(plan, engine=engine) as reader:
+        table = reader.read_all()
     bytes_read = sum(item.bytes for item in plan.slices)
-    return QueryResult(result, plan, bytes_read, time.perf_counter() - started)
+    return QueryResult(table, plan, bytes_read, time.perf_counter() - started)
 
 
 def run_query(g: GraphTraversalSource, dataset: str, sql: str, *, engine: str = "duckdb") -> QueryResult:
@@ -307,21 +318,41 @@ def _notes(select: exp.Select, layout: PartitionLayout, unused: set[str]) -> lis
 
 def format_result(result: QueryResult, *, explain: bool = False, max_rows: int = 50) -> str:
     """The rows as text (addresses dotted), a cost line, notes, and with ``explain`` the boxes."""
-    table = result.table
-    names = table.column_names
-    rows = [
-        [_cell(name, value) for name, value in zip(names, row.values())]
-        for row in table.slice(0, max_rows).to_pylist()
-    ]
+    first = result.table.slice(0, max_rows)
+    return _format(first, result.table.num_rows, result.plan, result.seconds, result.bytes_read, explain)
+
+
+def format_streamed(
+    plan: QueryPlan, *, engine: str = "duckdb", explain: bool = False, max_rows: int = 50
+) -> str:
+    """Like :func:`format_result`, reading the rows as a stream: the first ``max_rows`` are kept, the rest counted."""
+    started = time.perf_counter()
+    kept: list[pa.RecordBatch] = []
+    total = 0
+    with result_batches(plan, engine=engine) as reader:
+        for batch in reader:
+            if total < max_rows:
+                kept.append(batch.slice(0, max_rows - total))
+            total += batch.num_rows
+        first = pa.Table.from_batches(kept, schema=reader.schema)
+    bytes_read = sum(item.bytes for item in plan.slices)
+    return _format(first, total, plan, time.perf_counter() - started, bytes_read, explain)
+
+
+def _format(
+    first: pa.Table, total: int, plan: QueryPlan, seconds: float, bytes_read: int, explain: bool
+) -> str:
+    names = first.column_names
+    rows = [[_cell(name, value) for name, value in zip(names, row.values())] for row in first.to_pylist()]
     widths = [max([len(name), *(len(row[i]) for row in rows)]) for i, name in enumerate(names)]
     lines = ["  ".join(name.ljust(width) for name, width in zip(names, widths))]
     lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) for row in rows]
-    if table.num_rows > max_rows:
-        lines.append(f"... {table.num_rows - max_rows} more rows")
-    plan = result.plan
+    if total > len(rows):
+        lines.append(f"... {total - len(rows)} more rows")
     lines.append(
-        f"{table.num_rows} rows; planned in {plan.seconds * 1000:.1f} ms, ran in {result.seconds * 1000:.1f} ms; read {plan.partitions_read}/{plan.partitions_total} "
-        f"partitions, {plan.blocks_read}/{plan.blocks_total} blocks, {result.bytes_read:,} bytes"
+        f"{total} rows; planned in {plan.seconds * 1000:.1f} ms, ran in {seconds * 1000:.1f} ms; read "
+        f"{plan.partitions_read}/{plan.partitions_total} partitions, {plan.blocks_read}/{plan.blocks_total} blocks, "
+        f"{bytes_read:,} bytes"
     )
     lines += [f"note: {note}" for note in plan.notes]
     if explain:
