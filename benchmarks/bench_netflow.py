@@ -127,6 +127,10 @@ def run(args: argparse.Namespace, work: Path) -> None:
     print(
         f"layout: {last.layout.describe()}; {len(summary.files)} partition files; raw record {RAW_RECORD_BYTES} B"
     )
+    imbalance, empty = summary.cell_imbalance(last.layout.cells)
+    print(
+        f"cell balance: max/min records per cell of a time bucket up to {imbalance:.2f}x; {empty} empty cells"
+    )
     print(
         f"{'ingest' + (f' (median of {len(runs)})' if len(runs) > 1 else ''):<28}{'DuckDB':>14}{'project':>14}{'ratio':>9}"
     )
