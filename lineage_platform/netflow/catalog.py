@@ -2,11 +2,11 @@
 
     table(qualifiedName=<dataset>, partitionLayout=<json>) -hasPartition-> partition(one per partition file)
 
-The dataset vertex's ``catalogVersion`` is a fresh token after every write (register, add, drop), so a reader can
-cache the catalog and see in one lookup whether it changed (snapshot.py). A partition vertex carries the file's path, record count and size, its time range (``timeStart``/``timeEnd``, epoch
+A partition vertex carries the file's path, record count and size, its time range (``timeStart``/``timeEnd``, epoch
 ms of the first-switched time) and, for each clustering attribute, the range of values it holds (``srcIpLo`` /
-``srcIpHi`` ...). Everything goes through gremlinpython, so the same code runs on the embedded engine and on
-JanusGraph.
+``srcIpHi`` ...). The dataset vertex's ``catalogVersion`` is a fresh token after every write (register, add, drop),
+so a reader can cache the catalog and see in one lookup whether it changed (snapshot.py). Everything goes through
+gremlinpython, so the same code runs on the embedded engine and on JanusGraph.
 """
 
 from __future__ import annotations
@@ -54,9 +54,8 @@ class Partition:
     bytes: int
     time_start: int
     time_end: int
-    bounds: dict[str, tuple[int, int]] = field(
-        default_factory=dict, hash=False
-    )  # attribute -> catalogued range
+    # clustering attribute -> the range of values the partition holds
+    bounds: dict[str, tuple[int, int]] = field(default_factory=dict, hash=False)
 
 
 def register_dataset(g: GraphTraversalSource, dataset: str, layout: PartitionLayout, root: Path) -> None:

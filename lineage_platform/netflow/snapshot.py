@@ -40,11 +40,6 @@ class CatalogSnapshot:
     partitions: list[Partition]
     _indexes: dict[Path, BlockIndex] = field(default_factory=dict, repr=False)
 
-    @property
-    def records(self) -> int:
-        """Records in the dataset, from the catalog's counts."""
-        return sum(item.records for item in self.partitions)
-
     def candidates(self, boxes: Sequence[Box]) -> list[Partition]:
         """Partitions whose time range and attribute bounds meet some box (all of them for an unbounded box)."""
         return [item for item in self.partitions if any(_meets(item, box, self.layout) for box in boxes)]
