@@ -150,10 +150,10 @@ def ingest(
 def query(sql: str, dataset: str, explain: bool, query_engine: str, graph_url: str | None) -> None:
     """Run SQL over the dataset, reading only the partitions and blocks its WHERE clause can match."""
     from lineage_platform.graph import connect
-    from lineage_platform.netflow.query import format_result, run_query
+    from lineage_platform.netflow.query import format_streamed, plan_query
 
     click.echo(
-        format_result(run_query(connect(graph_url), dataset, sql, engine=query_engine), explain=explain)
+        format_streamed(plan_query(connect(graph_url), dataset, sql), engine=query_engine, explain=explain)
     )
 
 

@@ -4,15 +4,17 @@
 
 A partition vertex carries the file's path, record count and size, its time range (``timeStart``/``timeEnd``, epoch
 ms of the first-switched time) and, for each clustering attribute, the range of values it holds (``srcIpLo`` /
-``srcIpHi`` ...). Candidate partitions of a query are found with one Gremlin traversal over those properties, so
-the same code runs on the embedded engine and on JanusGraph.
+``srcIpHi`` ...). The dataset vertex's ``catalogVersion`` is a fresh token after every write (register, add, drop),
+so a reader can cache the catalog and see in one lookup whether it changed (snapshot.py). Everything goes through
+gremlinpython, so the same code runs on the embedded engine and on JanusGraph.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,10 +27,9 @@ from lineage_platform.graph.outbox import change_set, record_drops, record_state
 from lineage_platform.graph.writer import guid
 from lineage_platform.netflow.ingest import PartitionFile
 from lineage_platform.netflow.layout import PartitionLayout
-from lineage_platform.netflow.records import TIME_COLUMN
+from lineage_platform.netflow.records import COLUMNS
 
-Box = dict[str, tuple[int, int]]  # attribute (or the time column) -> closed interval
-GREMLIN_BOXES_PER_TRAVERSAL = 64
+VERSION_KEY = "catalogVersion"
 PARTITIONS_PER_TRAVERSAL = 50
 
 
@@ -53,6 +54,8 @@ class Partition:
     bytes: int
     time_start: int
     time_end: int
+    # clustering attribute -> the range of values the partition holds
+    bounds: dict[str, tuple[int, int]] = field(default_factory=dict, hash=False)
 
 
 def register_dataset(g: GraphTraversalSource, dataset: str, layout: PartitionLayout, root: Path) -> None:
@@ -77,6 +80,7 @@ def _register(
             },
         )
         .property("partitionLayout", layout.to_json())
+        .property(VERSION_KEY, new_version())
         .property("path", str(root))
         .id_()
         .next()
@@ -102,11 +106,21 @@ def load_layout(g: GraphTraversalSource, dataset: str) -> PartitionLayout:
     """The layout the dataset was partitioned with."""
     found = find_dataset(g, dataset)
     if found is None:
-        raise CatalogError(
-            f"no NetFlow dataset {dataset!r} in the catalog",
-            hint="ingest records first with `lineage netflow ingest`",
-        )
+        raise missing_dataset(dataset)
     return found[0]
+
+
+def missing_dataset(dataset: str) -> CatalogError:
+    """The error for a dataset that was never ingested."""
+    return CatalogError(
+        f"no NetFlow dataset {dataset!r} in the catalog",
+        hint="ingest records first with `lineage netflow ingest`",
+    )
+
+
+def new_version() -> str:
+    """A fresh catalog version token."""
+    return uuid.uuid4().hex
 
 
 def add_partitions(g: GraphTraversalSource, dataset: str, root: Path, files: Iterable[PartitionFile]) -> int:
@@ -120,7 +134,14 @@ def add_partitions(g: GraphTraversalSource, dataset: str, root: Path, files: Ite
     with change_set(g) as (source, ops):
         for start in range(0, len(items), PARTITIONS_PER_TRAVERSAL):
             _upsert_partitions(source, dataset, root, items[start : start + PARTITIONS_PER_TRAVERSAL], ops)
+        _bump_version(source, source.V().has("table", "qualifiedName", dataset), ops)
     return len(items)
+
+
+def _bump_version(g: GraphTraversalSource, datasets: GraphTraversal, ops: list[tuple] | None) -> None:
+    """Give the dataset vertices the traversal finds a fresh catalog version."""
+    changed = datasets.dedup().property(VERSION_KEY, new_version()).id_().to_list()
+    record_state(g, ops, vertices=changed)
 
 
 def _upsert_partitions(
@@ -176,38 +197,10 @@ def _partition_properties(name: str, item: PartitionFile) -> dict[str, object]:
     return properties
 
 
-def candidate_partitions(
-    g: GraphTraversalSource, dataset: str, layout: PartitionLayout, boxes: Sequence[Box]
-) -> list[Partition]:
-    """Partitions that may hold a record inside any of the boxes (all of them when a box is unbounded)."""
-    found: dict[str, Partition] = {}
-    if not boxes:
-        return []
-    if any(not _catalog_constraints(box, layout) for box in boxes):
-        chunks: list[Sequence[Box]] = [[]]
-    else:
-        chunks = [
-            boxes[i : i + GREMLIN_BOXES_PER_TRAVERSAL]
-            for i in range(0, len(boxes), GREMLIN_BOXES_PER_TRAVERSAL)
-        ]
-    for chunk in chunks:
-        traversal = g.V().has("table", "qualifiedName", dataset).out("hasPartition")
-        if chunk:
-            traversal = traversal.or_(*[_box_filter(__.identity(), box, layout) for box in chunk])
-        for row in traversal.element_map().to_list():
-            found[row["qualifiedName"]] = _partition(row)
-    return sorted(found.values(), key=lambda item: (item.time_start, item.qualified_name))
-
-
 def all_partitions(g: GraphTraversalSource, dataset: str) -> list[Partition]:
     """Every partition of the dataset."""
     rows = g.V().has("table", "qualifiedName", dataset).out("hasPartition").element_map().to_list()
     return sorted((_partition(row) for row in rows), key=lambda item: (item.time_start, item.qualified_name))
-
-
-def count_partitions(g: GraphTraversalSource, dataset: str) -> int:
-    """How many partitions the dataset has."""
-    return g.V().has("table", "qualifiedName", dataset).out("hasPartition").count().next()
 
 
 def drop_partitions(g: GraphTraversalSource, partitions: Iterable[Partition]) -> int:
@@ -216,22 +209,11 @@ def drop_partitions(g: GraphTraversalSource, partitions: Iterable[Partition]) ->
     with change_set(g) as (source, ops):
         for start in range(0, len(names), 500):
             found = source.V().has("partition", "qualifiedName", P.within(names[start : start + 500]))
+            _bump_version(source, found.clone().in_("hasPartition"), ops)
             if ops is not None:
                 record_drops(source, ops, vertices=found.clone().id_().to_list())
             found.drop().iterate()
     return len(names)
-
-
-def _catalog_constraints(box: Box, layout: PartitionLayout) -> list[str]:
-    return [name for name in box if name == TIME_COLUMN or name in layout.attributes]
-
-
-def _box_filter(traversal: GraphTraversal, box: Box, layout: PartitionLayout) -> GraphTraversal:
-    for name in _catalog_constraints(box, layout):
-        low, high = box[name]
-        low_key, high_key = ("timeStart", "timeEnd") if name == TIME_COLUMN else bound_keys(name)
-        traversal = traversal.has(high_key, P.gte(long(low))).has(low_key, P.lte(long(high)))
-    return traversal
 
 
 def _partition(row: dict) -> Partition:
@@ -242,6 +224,11 @@ def _partition(row: dict) -> Partition:
         bytes=int(row["byteSize"]),
         time_start=int(row["timeStart"]),
         time_end=int(row["timeEnd"]),
+        bounds={
+            name: (int(row[low]), int(row[high]))
+            for name, (low, high) in ((name, bound_keys(name)) for name in COLUMNS)
+            if low in row and high in row
+        },
     )
 
 

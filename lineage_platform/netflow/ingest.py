@@ -54,6 +54,17 @@ class IngestSummary:
         """Ingest throughput."""
         return self.records / self.seconds if self.seconds else 0.0
 
+    def cell_imbalance(self, cells: int) -> tuple[float, int]:
+        """How unequal the cells of the layout came out: the largest ratio of records in the fullest to the emptiest
+        non-empty cell of one time bucket (partial first/last buckets do not skew it), and how many of the
+        buckets' ``cells`` cells got no record at all."""
+        per_bucket: dict[int, list[int]] = defaultdict(list)
+        for item in self.files:
+            per_bucket[item.bucket_ms].append(item.records)
+        ratio = max((max(counts) / min(counts) for counts in per_bucket.values()), default=1.0)
+        empty = sum(cells - len(counts) for counts in per_bucket.values())
+        return ratio, empty
+
 
 def partition_directory(root: Path, bucket_ms: int, cell: int) -> Path:
     """Where files of one partition live: ``root/t=YYYYmmddTHHMM/c=N``."""

@@ -1,7 +1,10 @@
 """Query planning and execution over the partition catalog.
 
-    SQL ─► WHERE as boxes (rectangles.py) ─► candidate partitions (Gremlin over the catalog)
-        ─► blocks whose time range meets a box (block index) ─► read only those column chunks ─► DuckDB
+    SQL ─► WHERE as boxes (rectangles.py) ─► candidate partitions (the cached catalog snapshot, snapshot.py)
+        ─► blocks whose time range meets a box (block index) ─► ONE DuckDB scan over the candidate files
+
+The fixed cost of a query is one parse of the statement, one small Gremlin lookup (is the cached catalog current?)
+and DuckDB's own planning; file footers stay in DuckDB's object cache between queries.
 
 The statement itself (GROUP BY, ORDER BY, aggregates, any WHERE) runs unchanged in DuckDB over the candidate rows,
 so pruning can only drop rows that the WHERE clause would drop anyway: results equal a full scan's.
@@ -10,7 +13,9 @@ so pruning can only drop rows that the WHERE clause would drop anyway: results e
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,8 +27,8 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource
 from sqlglot import exp
 
 from lineage_platform.errors import SqlError
-from lineage_platform.netflow.blocks import load_index, schema_signature
-from lineage_platform.netflow.catalog import Partition, candidate_partitions, count_partitions, load_layout
+from lineage_platform.netflow.blocks import schema_signature
+from lineage_platform.netflow.catalog import Partition
 from lineage_platform.netflow.layout import PartitionLayout
 from lineage_platform.netflow.records import (
     COLUMNS,
@@ -35,8 +40,11 @@ from lineage_platform.netflow.records import (
     ip_to_int,
 )
 from lineage_platform.netflow.rectangles import CIDR_FUNCTION, Box, where_boxes
+from lineage_platform.netflow.snapshot import CatalogSnapshot, catalog_snapshot
 
 RELATION = "flows"
+STREAM_BATCH_ROWS = 1 << 16
+RELATION_SLOT = "__netflow_relation__"  # where the relation goes in a statement's rendered text
 READ_THREADS = 2
 ENGINES = ("duckdb", "arrow")
 CANONICAL_SCHEMA = schema_signature(SCHEMA)
@@ -48,6 +56,7 @@ DUCKDB_TYPES = {
     pa.uint64(): "UBIGINT",
 }
 _DUCKDB = duckdb.connect()  # one in-memory database; each query runs on its own cursor
+_DUCKDB.execute("SET enable_object_cache = true")  # Parquet footers parsed once per file, not once per query
 
 
 @dataclass
@@ -73,6 +82,7 @@ class QueryPlan:
     partitions_read: int
     blocks_total: int
     blocks_read: int
+    template: str = field(repr=False)  # ``sql`` with :data:`RELATION_SLOT` where the relation goes
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0  # time spent planning
 
@@ -93,6 +103,14 @@ def engine_sql(sql: str, relation: str = RELATION) -> tuple[exp.Select, str]:
     Dotted addresses compared with address columns become their uint32 values and ``in_cidr(col, 'a.b.c.d/n')``
     becomes ``col BETWEEN first AND last``, so the same text runs on the clustered and the unclustered data.
     """
+    select, template = _parse(sql)
+    return select, _over(template, relation)
+
+
+def _parse(sql: str) -> tuple[exp.Select, str]:
+    """The statement as written, and its DuckDB text (see :func:`engine_sql`) over :data:`RELATION_SLOT`."""
+    if RELATION_SLOT in sql:
+        raise SqlError(f"{RELATION_SLOT} is a reserved name", hint="rename that column alias or literal")
     try:
         select = sqlglot.parse_one(sql, read="duckdb")
     except sqlglot.errors.ParseError as exc:
@@ -104,68 +122,78 @@ def engine_sql(sql: str, relation: str = RELATION) -> tuple[exp.Select, str]:
         raise SqlError(
             "a NetFlow query is one SELECT over one table", hint="remove joins, subqueries and unions"
         )
-    rewritten = select.copy().transform(_engine_literals)
+    rewritten = select.transform(_engine_literals)  # a copy
     table = rewritten.find(exp.Table)
-    source = sqlglot.parse_one(f"SELECT * FROM {relation}", read="duckdb").args["from_"].this
-    if not (isinstance(source, exp.Table) and source.name == table.alias_or_name):
-        source.set(
-            "alias", exp.TableAlias(this=exp.to_identifier(table.alias_or_name))
-        )  # `flows.col` still resolves
-    table.replace(source)
+    alias = exp.TableAlias(this=exp.to_identifier(table.alias_or_name))  # `flows.col` still resolves
+    table.replace(exp.Table(this=exp.to_identifier(RELATION_SLOT), alias=alias))
     return select, rewritten.sql(dialect="duckdb")
+
+
+def _over(template: str, relation: str) -> str:
+    """A statement's DuckDB text over ``relation`` (rendered once, placed for each scan)."""
+    return template.replace(RELATION_SLOT, relation, 1)
 
 
 def plan_query(g: GraphTraversalSource, dataset: str, sql: str) -> QueryPlan:
     """Turn the WHERE clause into boxes and pick the partition files and blocks that may hold matching rows."""
     started = time.perf_counter()
-    select, text = engine_sql(sql)
-    layout = load_layout(g, dataset)
+    select, template = _parse(sql)
+    catalog = catalog_snapshot(g, dataset)
+    layout = catalog.layout
     rectangles = where_boxes(select)
     boxes = _catalog_boxes(rectangles.boxes, layout)
-    partitions = candidate_partitions(g, dataset, layout, boxes)
+    partitions = catalog.candidates(boxes)
     columns = _columns(select)
-    slices, blocks_total = _block_slices(partitions, boxes, columns)
+    slices, blocks_total = _block_slices(catalog, partitions, boxes, columns)
     return QueryPlan(
         statement=sql,
-        sql=text,
+        sql=_over(template, RELATION),
         columns=columns,
         boxes=boxes,
         slices=slices,
-        partitions_total=count_partitions(g, dataset),
+        partitions_total=len(catalog.partitions),
         partitions_read=len(partitions),
         blocks_total=blocks_total,
         blocks_read=sum(len(item.row_groups) for item in slices),
+        template=template,
         notes=_notes(select, layout, rectangles.unused),
         seconds=time.perf_counter() - started,
     )
 
 
-def execute(plan: QueryPlan, *, engine: str = "duckdb") -> QueryResult:
-    """Run the statement over the planned partitions.
+@contextmanager
+def result_batches(plan: QueryPlan, *, engine: str = "duckdb") -> Iterator[pa.RecordBatchReader]:
+    """The statement's rows over the planned partitions, as Arrow batches read while DuckDB produces them.
 
-    ``duckdb`` hands DuckDB the candidate files (it reads only the needed columns, and its zone maps skip the same
-    time blocks the index chose, since blocks are time-sorted); ``arrow`` reads exactly the indexed blocks with
-    pyarrow and runs DuckDB over the Arrow table.
+    ``duckdb`` hands DuckDB the candidate files in one scan (it reads only the needed columns, and its zone maps skip
+    the same time blocks the index chose, since blocks are time-sorted); ``arrow`` reads exactly the indexed blocks
+    with pyarrow and runs DuckDB over the Arrow table.
     """
     if engine not in ENGINES:
         raise SqlError(f"unknown query engine {engine!r}", hint=f"use one of {', '.join(ENGINES)}")
-    started = time.perf_counter()
     cursor = _DUCKDB.cursor()
     try:
         if engine == "duckdb" and plan.slices:
-            _, text = engine_sql(plan.statement, _parquet_relation(plan.slices))
-            result = cursor.sql(text).to_arrow_table()
+            relation = cursor.sql(_over(plan.template, _parquet_relation(plan.slices)))
         else:
             cursor.register(RELATION, _read_blocks(plan))
-            result = cursor.sql(plan.sql).to_arrow_table()
+            relation = cursor.sql(plan.sql)
+        yield relation.to_arrow_reader(STREAM_BATCH_ROWS)
     except duckdb.Error as exc:
         raise SqlError(
             f"the query failed: {exc}", hint="check column names against the NetFlow schema"
         ) from exc
     finally:
         cursor.close()
+
+
+def execute(plan: QueryPlan, *, engine: str = "duckdb") -> QueryResult:
+    """Run the statement over the planned partitions (see :func:`result_batches`) and collect its rows."""
+    started = time.perf_counter()
+    with result_batches(plan, engine=engine) as reader:
+        table = reader.read_all()
     bytes_read = sum(item.bytes for item in plan.slices)
-    return QueryResult(result, plan, bytes_read, time.perf_counter() - started)
+    return QueryResult(table, plan, bytes_read, time.perf_counter() - started)
 
 
 def run_query(g: GraphTraversalSource, dataset: str, sql: str, *, engine: str = "duckdb") -> QueryResult:
@@ -210,13 +238,13 @@ def _catalog_boxes(boxes: list[Box], layout: PartitionLayout) -> list[Box]:
 
 
 def _block_slices(
-    partitions: list[Partition], boxes: list[Box], columns: list[str]
+    catalog: CatalogSnapshot, partitions: list[Partition], boxes: list[Box], columns: list[str]
 ) -> tuple[list[FileSlice], int]:
     """Per candidate file, the blocks whose time range meets the time interval of some box."""
     windows = [box.get(TIME_COLUMN) for box in boxes]
     slices, total = [], 0
     for partition in partitions:
-        index = load_index(partition.path)
+        index = catalog.index(partition.path)
         blocks = index.blocks
         total += len(blocks)
         keep = [
@@ -290,21 +318,41 @@ def _notes(select: exp.Select, layout: PartitionLayout, unused: set[str]) -> lis
 
 def format_result(result: QueryResult, *, explain: bool = False, max_rows: int = 50) -> str:
     """The rows as text (addresses dotted), a cost line, notes, and with ``explain`` the boxes."""
-    table = result.table
-    names = table.column_names
-    rows = [
-        [_cell(name, value) for name, value in zip(names, row.values())]
-        for row in table.slice(0, max_rows).to_pylist()
-    ]
+    first = result.table.slice(0, max_rows)
+    return _format(first, result.table.num_rows, result.plan, result.seconds, result.bytes_read, explain)
+
+
+def format_streamed(
+    plan: QueryPlan, *, engine: str = "duckdb", explain: bool = False, max_rows: int = 50
+) -> str:
+    """Like :func:`format_result`, reading the rows as a stream: the first ``max_rows`` are kept, the rest counted."""
+    started = time.perf_counter()
+    kept: list[pa.RecordBatch] = []
+    total = 0
+    with result_batches(plan, engine=engine) as reader:
+        for batch in reader:
+            if total < max_rows:
+                kept.append(batch.slice(0, max_rows - total))
+            total += batch.num_rows
+        first = pa.Table.from_batches(kept, schema=reader.schema)
+    bytes_read = sum(item.bytes for item in plan.slices)
+    return _format(first, total, plan, time.perf_counter() - started, bytes_read, explain)
+
+
+def _format(
+    first: pa.Table, total: int, plan: QueryPlan, seconds: float, bytes_read: int, explain: bool
+) -> str:
+    names = first.column_names
+    rows = [[_cell(name, value) for name, value in zip(names, row.values())] for row in first.to_pylist()]
     widths = [max([len(name), *(len(row[i]) for row in rows)]) for i, name in enumerate(names)]
     lines = ["  ".join(name.ljust(width) for name, width in zip(names, widths))]
     lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) for row in rows]
-    if table.num_rows > max_rows:
-        lines.append(f"... {table.num_rows - max_rows} more rows")
-    plan = result.plan
+    if total > len(rows):
+        lines.append(f"... {total - len(rows)} more rows")
     lines.append(
-        f"{table.num_rows} rows; planned in {plan.seconds * 1000:.1f} ms, ran in {result.seconds * 1000:.1f} ms; read {plan.partitions_read}/{plan.partitions_total} "
-        f"partitions, {plan.blocks_read}/{plan.blocks_total} blocks, {result.bytes_read:,} bytes"
+        f"{total} rows; planned in {plan.seconds * 1000:.1f} ms, ran in {seconds * 1000:.1f} ms; read "
+        f"{plan.partitions_read}/{plan.partitions_total} partitions, {plan.blocks_read}/{plan.blocks_total} blocks, "
+        f"{bytes_read:,} bytes"
     )
     lines += [f"note: {note}" for note in plan.notes]
     if explain:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,9 @@ def test_the_whole_cycle_from_the_command_line(run, tmp_path: Path) -> None:
         code=1,
     )
     assert "20500 records into" in out and "1 malformed records set aside in bad.csv" in out
+    wall, pipeline = re.search(r"in ([\d.]+) s .*records/s wall; writer pipeline ([\d.]+) s", out).groups()
+    assert float(wall) >= float(pipeline) > 0  # the whole command's time, and the writers' share of it
+    assert re.search(r"cell balance: up to \d+\.\d\dx more records .*; \d+ empty cells", out)
     assert "broken line" in (tmp_path / "bad.csv").read_text()
     assert "4 dst_ip x 4 dst_port" in run("partitions")
 

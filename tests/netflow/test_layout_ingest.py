@@ -80,6 +80,17 @@ def test_ingest_writes_every_record_once_into_the_partition_that_bounds_it(
         .sort_by([(name, "ascending") for name in records.column_names])
         .equals(records.sort_by([(name, "ascending") for name in records.column_names]))
     )
+    ratio, empty = summary.cell_imbalance(layout.cells)  # recomputed here from the files' own counts
+    buckets = {item.bucket_ms for item in summary.files}
+    worst = max(
+        max(counts) / min(counts)
+        for counts in (
+            [pq.read_metadata(item.path).num_rows for item in summary.files if item.bucket_ms == bucket]
+            for bucket in buckets
+        )
+    )
+    assert ratio == pytest.approx(worst) and ratio >= 1.0
+    assert empty == len(buckets) * layout.cells - len(summary.files)
 
 
 def test_blocks_are_time_sorted_and_indexed_even_from_an_unordered_stream(

@@ -13,7 +13,13 @@ import pytest
 from lineage_platform.errors import SqlError
 from lineage_platform.netflow.blocks import index_blocks
 from lineage_platform.netflow.catalog import CatalogError, all_partitions
-from lineage_platform.netflow.query import engine_sql, format_result, plan_query, run_query
+from lineage_platform.netflow.query import (
+    engine_sql,
+    format_result,
+    format_streamed,
+    plan_query,
+    run_query,
+)
 from lineage_platform.netflow.records import int_to_ip
 
 from .conftest import DATASET, Clustered, make_clustered
@@ -91,6 +97,20 @@ def test_non_clustering_attributes_answer_correctly_and_say_so(clustered: Cluste
 def test_addresses_print_dotted(clustered: Clustered) -> None:
     text = format_result(run_query(clustered.g, DATASET, "SELECT src_ip FROM flows ORDER BY src_ip LIMIT 1"))
     assert text.splitlines()[1].strip() == int_to_ip(min(clustered.records.column("src_ip").to_pylist()))
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "arrow"])
+def test_streamed_output_keeps_the_first_rows_and_counts_the_rest(clustered: Clustered, engine: str) -> None:
+    sql = "SELECT src_ip, dst_port, first_ts FROM flows WHERE dst_port < 1024 ORDER BY first_ts, src_ip, dst_port"
+    collected = format_result(run_query(clustered.g, DATASET, sql, engine=engine), max_rows=7).splitlines()
+    streamed = format_streamed(plan_query(clustered.g, DATASET, sql), engine=engine, max_rows=7).splitlines()
+    expected = sum(1 for port in clustered.records.column("dst_port").to_pylist() if port < 1024)
+    assert expected > 7  # more rows than shown
+    assert streamed[:9] == collected[:9]  # header, the same 7 rows, "... N more rows"
+    assert streamed[8] == f"... {expected - 7} more rows"
+    assert streamed[9].startswith(f"{expected} rows;")
+    with pytest.raises(SqlError, match="the query failed"):
+        format_streamed(plan_query(clustered.g, DATASET, "SELECT nonsense FROM flows"), engine=engine)
 
 
 def test_empty_answers_and_bad_queries(clustered: Clustered) -> None:
