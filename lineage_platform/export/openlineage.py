@@ -32,11 +32,13 @@ from lineage_platform.ingest.events.openlineage import (
 from lineage_platform.model import RESULT_DATASET, ColumnEdge, Dataset, Predicate, RunInfo, StatementLineage
 from lineage_platform.sql.openlineage import PRODUCER, to_openlineage_facet
 
-EVENT_TYPES = {"SUCCEEDED": "COMPLETE", "FAILED": "FAIL"}
+EVENT_TYPES = {"SUCCEEDED": "COMPLETE", "FAILED": "FAIL", "RUNNING": "RUNNING", "ABORTED": "ABORT"}
 RUN_ID_NAMESPACE = uuid.UUID("0b6f6a4e-3c59-4a51-9f7e-2d1c8e5b7a13")
-_RUN_KEYS = {"user": "user", "startTime": "start_time", "endTime": "end_time", "host": "host"} | {
-    key: key for key in ("cluster", "engine", "job", "queue", "status", "source")
-}
+_RUN_KEYS = (
+    {"user": "user", "startTime": "start_time", "endTime": "end_time", "host": "host"}
+    | {key: key for key in ("cluster", "engine", "job", "queue", "status", "source")}
+    | {"runId": "external_id"}
+)
 
 
 @dataclass
@@ -105,12 +107,13 @@ def run_events(
             }
             run_facets[RUN_FACET] = _facet(RUN_FACET, **fields)
         identity = f"{job_name}\x00{run.run_id(job_name) if run else ''}"
+        run_uuid = (run and run.external_id) or str(uuid.uuid5(RUN_ID_NAMESPACE, identity))
         yield {
             "eventType": EVENT_TYPES.get(run.status, "OTHER") if run else "OTHER",
             "eventTime": (run and (run.end_time or run.start_time)) or _iso_millis(created_millis),
             "producer": PRODUCER,
             "schemaURL": SCHEMA_URL,
-            "run": {"runId": str(uuid.uuid5(RUN_ID_NAMESPACE, identity)), "facets": run_facets},
+            "run": {"runId": run_uuid, "facets": run_facets},
             "job": job,
             "inputs": inputs,
             "outputs": outputs,
