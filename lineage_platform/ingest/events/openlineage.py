@@ -79,13 +79,18 @@ def is_run_event(event: dict[str, Any]) -> bool:
 
 
 def dataset_name(namespace: str, name: str) -> tuple[str, bool]:
-    """(platform dataset name, is a path) of an OpenLineage dataset identifier.
+    """(platform dataset name, is a path) of an OpenLineage dataset identifier (the inverse of
+    ``sql.openlineage.dataset_identifier``).
 
     >>> dataset_name("hdfs://nn:8020", "/warehouse/t")
     ('hdfs://nn:8020/warehouse/t', True)
+    >>> dataset_name("s3://bucket", "logs/day=1"), dataset_name("file", "/tmp/out")
+    (('s3://bucket/logs/day=1', True), ('/tmp/out', True))
     >>> dataset_name("hive://metastore:9083", "DWD.Users")
     ('dwd.users', False)
     """
+    if namespace == "file":
+        return "/" + name.lstrip("/"), True
     if namespace.partition("://")[0].lower() in FILE_SYSTEM_SCHEMES:
         return namespace.rstrip("/") + "/" + name.lstrip("/"), True
     return name.lower(), False
