@@ -134,7 +134,9 @@ class SqlIssue:
 
 @dataclass(frozen=True)
 class StatementLineage:
-    """Everything extracted from one statement of a script."""
+    """Everything extracted from one statement of a script. ``process_key`` is the producer's identity of the
+    process (an OpenLineage job's ``namespace/name``); when set it keys the process instead of the statement text,
+    so events of one job that carry its SQL or outputs only sometimes still meet in one process."""
 
     index: int
     operation: Operation
@@ -144,6 +146,7 @@ class StatementLineage:
     column_edges: tuple[ColumnEdge, ...] = ()
     predicates: tuple[Predicate, ...] = ()
     errors: tuple[SqlIssue, ...] = field(default=())
+    process_key: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The documented JSON shape of one statement's lineage."""
@@ -162,7 +165,9 @@ class StatementLineage:
 @dataclass(frozen=True)
 class RunInfo:
     """Provenance of one run of a statement: who ran it, when, where (host, cluster, engine), why (job, queue), how it
-    ended (``status``), and the ``file:line`` of the log record it came from."""
+    ended (``status``), and the ``file:line`` of the log record it came from. ``external_id`` is the id the
+    producer gave the run (an OpenLineage ``runId``); with one, the run's events (start, end, failure) all update
+    the one run vertex of that id."""
 
     status: str
     user: str | None = None
@@ -173,13 +178,17 @@ class RunInfo:
     engine: str | None = None
     job: str | None = None
     queue: str | None = None
+    external_id: str | None = None
     source: str | None = None
 
     def run_id(self, statement_key: str) -> str:
         """Stable id of this run of the statement ``statement_key``.
 
         Built from what identifies a run (statement, start time, user, host, cluster, engine, job), not from
-        ``source``: the same run reported by two logs (a query audit log and a Spark event log) is one run.
+        ``source``: the same run reported by two logs (a query audit log and a Spark event log) is one run. A run
+        with an ``external_id`` is that id, whatever the statement: two runs are never collapsed into one.
         """
+        if self.external_id:
+            return self.external_id
         parts = (statement_key, self.start_time, self.user, self.host, self.cluster, self.engine, self.job)
         return hashlib.sha1("\x00".join(part or "" for part in parts).encode()).hexdigest()[:20]

@@ -1,4 +1,4 @@
-"""`lineage collect`: the Kafka collector turning hook events into lineage."""
+"""`lineage collect`: the Kafka collector (or, with --http, the HTTP receiver) turning hook events into lineage."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from lineage_platform.ingest.collector import (
     DEFAULT_GROUP,
     DEFAULT_MAX_EVENT_BYTES,
 )
+from lineage_platform.ingest.http_receiver import DEFAULT_DEAD_LETTER_FILE
 
 
 @click.command()
@@ -23,7 +24,21 @@ from lineage_platform.ingest.collector import (
     show_default=True,
     help="Kafka brokers, host:port[,host:port].",
 )
-@p.option("--topic", "topics", multiple=True, required=True, help="Topic to read (repeat for several).")
+@p.option("--topic", "topics", multiple=True, help="Topic to read (repeat for several).")
+@p.option(
+    "--http",
+    "http_address",
+    default=None,
+    metavar="HOST:PORT",
+    help="Instead of Kafka, serve a Marquez-compatible POST /api/v1/lineage on HOST:PORT.",
+)
+@p.option(
+    "--dead-letter-file",
+    type=click.Path(dir_okay=False),
+    default=DEFAULT_DEAD_LETTER_FILE,
+    show_default=True,
+    help="With --http: JSON-lines file keeping refused events with the reason.",
+)
 @p.option("--group", "group_id", default=DEFAULT_GROUP, show_default=True, help="Kafka consumer group.")
 @p.option(
     "--dead-letter-topic",
@@ -71,6 +86,8 @@ from lineage_platform.ingest.collector import (
 def collect(
     bootstrap_servers: str,
     topics: tuple[str, ...],
+    http_address: str | None,
+    dead_letter_file: str,
     group_id: str,
     dead_letter_topic: str,
     graph_url: str | None,
@@ -85,9 +102,33 @@ def collect(
     progress: bool,
 ) -> None:
     """Consume hook events (platform events, Atlas HookNotifications, OpenLineage RunEvents) into the graph."""
+    from lineage_platform.errors import ConfigError
     from lineage_platform.ingest.collector import Collector, CollectorOptions, describe
     from lineage_platform.sql import load_function_rules
     from lineage_platform.sql.schema_file import load_schema
+
+    if http_address is not None:
+        from pathlib import Path
+
+        from lineage_platform.graph import connect
+        from lineage_platform.ingest.http_receiver import serve
+
+        stats = serve(
+            http_address,
+            connect(graph_url),
+            Path(dead_letter_file),
+            schema=load_schema(schema_file) if schema_file else None,
+            function_rules=load_function_rules(udf_rules_file) if udf_rules_file else None,
+            max_body_bytes=int(max_event_mib * 2**20),
+            batch_size=batch_size,
+            on_ready=lambda port: click.echo(
+                f"listening on {http_address.rpartition(':')[0]}:{port}", err=True
+            ),
+        )
+        click.echo("\n".join(f"{name}: {value}" for name, value in stats.rows()))
+        return
+    if not topics:
+        raise ConfigError("no topic to collect from", hint="pass --topic (several times) or --http HOST:PORT")
 
     options = CollectorOptions(
         bootstrap_servers=bootstrap_servers,

@@ -30,13 +30,26 @@ from lineage_platform.ingest.events.openlineage import (
     SCHEMA_URL,
 )
 from lineage_platform.model import RESULT_DATASET, ColumnEdge, Dataset, Predicate, RunInfo, StatementLineage
-from lineage_platform.sql.openlineage import PRODUCER, to_openlineage_facet
+from lineage_platform.sql.openlineage import PRODUCER, dataset_identifier, to_openlineage_facet
 
-EVENT_TYPES = {"SUCCEEDED": "COMPLETE", "FAILED": "FAIL"}
-RUN_ID_NAMESPACE = uuid.UUID("0b6f6a4e-3c59-4a51-9f7e-2d1c8e5b7a13")
-_RUN_KEYS = {"user": "user", "startTime": "start_time", "endTime": "end_time", "host": "host"} | {
-    key: key for key in ("cluster", "engine", "job", "queue", "status", "source")
+FACET_SCHEMA_BASE = f"{PRODUCER}/blob/main/lineage_platform/export/facets"
+"""Where the JSON schemas of the platform's own facets are published (the files in ``export/facets/``)."""
+FACET_SCHEMAS = {
+    PROCESS_FACET: "LineagePlatformProcessJobFacet",
+    RUN_FACET: "LineagePlatformRunFacet",
+    DATASET_FACET: "LineagePlatformDatasetFacet",
+    "SQLJobFacet": "https://openlineage.io/spec/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet",
 }
+SCHEMA_FACET_URL = (
+    "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet"
+)
+EVENT_TYPES = {"SUCCEEDED": "COMPLETE", "FAILED": "FAIL", "RUNNING": "RUNNING", "ABORTED": "ABORT"}
+RUN_ID_NAMESPACE = uuid.UUID("0b6f6a4e-3c59-4a51-9f7e-2d1c8e5b7a13")
+_RUN_KEYS = (
+    {"user": "user", "startTime": "start_time", "endTime": "end_time", "host": "host"}
+    | {key: key for key in ("cluster", "engine", "job", "queue", "status", "source")}
+    | {"runId": "external_id"}
+)
 
 
 @dataclass
@@ -56,13 +69,19 @@ class _ProcessLineage:
     created: int
 
 
-def export_openlineage(g: GraphTraversalSource, out: TextIO, namespace: str = "hive") -> ExportSummary:
-    """Write every process of the graph as OpenLineage RunEvents (JSON lines) to ``out``."""
+def export_openlineage(
+    g: GraphTraversalSource, out: TextIO, namespace: str = "hive", table_namespace: str | None = None
+) -> ExportSummary:
+    """Write every process of the graph as OpenLineage RunEvents (JSON lines) to ``out``: jobs in ``namespace``,
+    tables in ``table_namespace`` (the naming spec's ``hive://metastore-host:port``; default ``namespace``)."""
     started = time.perf_counter()
     summary = ExportSummary()
     for process in _processes(g):
         summary.processes += 1
-        for event in run_events(process.statement, process.runs, process.name, process.created, namespace):
+        events = run_events(
+            process.statement, process.runs, process.name, process.created, namespace, table_namespace
+        )
+        for event in events:
             out.write(json.dumps(event, sort_keys=True) + "\n")
             summary.events += 1
     summary.seconds = time.perf_counter() - started
@@ -75,16 +94,18 @@ def run_events(
     job_name: str,
     created_millis: int = 0,
     namespace: str = "hive",
+    table_namespace: str | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The RunEvents of one statement: one per run, or one OTHER event when it has no run.
 
     A plain SELECT's ``$result`` is exported as ``$result:<process key>`` (kind temp), the name the graph gives it:
     every SELECT's result is a dataset of its own for OpenLineage consumers too.
     """
-    facets = to_openlineage_facet(statement, namespace)
+    tables = table_namespace or namespace
+    facets = to_openlineage_facet(statement, tables)
     result_name = f"{RESULT_DATASET}:{statement_key(statement)}"
-    inputs = [_dataset(d, namespace, None, result_name) for d in statement.inputs]
-    outputs = [_dataset(d, namespace, facets.get(d.name), result_name) for d in statement.outputs]
+    inputs = [_dataset(d, tables, None, result_name) for d in statement.inputs]
+    outputs = [_dataset(d, tables, facets.get(d.name), result_name) for d in statement.outputs]
     job = {
         "namespace": namespace,
         "name": job_name,
@@ -105,39 +126,46 @@ def run_events(
             }
             run_facets[RUN_FACET] = _facet(RUN_FACET, **fields)
         identity = f"{job_name}\x00{run.run_id(job_name) if run else ''}"
+        run_uuid = (run and run.external_id) or str(uuid.uuid5(RUN_ID_NAMESPACE, identity))
         yield {
             "eventType": EVENT_TYPES.get(run.status, "OTHER") if run else "OTHER",
             "eventTime": (run and (run.end_time or run.start_time)) or _iso_millis(created_millis),
             "producer": PRODUCER,
             "schemaURL": SCHEMA_URL,
-            "run": {"runId": str(uuid.uuid5(RUN_ID_NAMESPACE, identity)), "facets": run_facets},
+            "run": {"runId": run_uuid, "facets": run_facets},
             "job": job,
             "inputs": inputs,
             "outputs": outputs,
         }
 
 
+def facet_schema_url(name: str) -> str:
+    """The ``_schemaURL`` of a facet the export writes: the spec's for standard facets, the published schema
+    file for the platform's own.
+
+    >>> facet_schema_url("lineagePlatform_dataset").removeprefix(FACET_SCHEMA_BASE)
+    '/LineagePlatformDatasetFacet.json#/$defs/LineagePlatformDatasetFacet'
+    """
+    schema = FACET_SCHEMAS[name]
+    return schema if "://" in schema else f"{FACET_SCHEMA_BASE}/{schema}.json#/$defs/{schema}"
+
+
 def _facet(name: str, **fields: Any) -> dict[str, Any]:
-    schema = f"https://openlineage.io/spec/facets/1-1-0/{name}.json" if name == "SQLJobFacet" else f"#/{name}"
-    return {"_producer": PRODUCER, "_schemaURL": schema, **fields}
+    return {"_producer": PRODUCER, "_schemaURL": facet_schema_url(name), **fields}
 
 
 def _dataset(
     dataset: Dataset, namespace: str, column_lineage: dict[str, Any] | None, result_name: str
 ) -> dict[str, Any]:
-    if dataset.kind == "path" and "://" in dataset.name:
-        scheme, _, rest = dataset.name.partition("://")
-        authority, _, path = rest.partition("/")
-        identity = {"namespace": f"{scheme}://{authority}", "name": "/" + path}
-    elif dataset.name == RESULT_DATASET:
+    if dataset.name == RESULT_DATASET:
         identity = {"namespace": namespace, "name": result_name}
     else:
-        identity = {"namespace": namespace, "name": dataset.name}
+        identity = dict(zip(("namespace", "name"), dataset_identifier(dataset.name, namespace)))
     facets: dict[str, Any] = {DATASET_FACET: _facet(DATASET_FACET, kind=dataset.kind)}
     if dataset.columns:
         facets["schema"] = {
             "_producer": PRODUCER,
-            "_schemaURL": "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json",
+            "_schemaURL": SCHEMA_FACET_URL,
             "fields": [{"name": column} for column in dataset.columns],
         }
     if column_lineage and (column_lineage["fields"] or column_lineage["dataset"]):

@@ -7,10 +7,15 @@ same code serves the embedded engine and JanusGraph, and re-running a load chang
 Graph shape written for one statement (see DESIGN.md):
 
     database -contains-> table -hasColumn-> column
+    file -hasColumn-> column                               (a path with a known schema)
     dataset -usedBy-> process -generated-> dataset        (table level)
     column -flowsTo{process, strength, transform, keyPath, masking}-> column
     column -flowsTo{...}-> table                           (weak dependency on every column of the target)
     process -hasRun-> run                                  (who, when, where, which job, how)
+
+A run with a producer's run id (``RunInfo.external_id``) and a process with a producer's key
+(``StatementLineage.process_key``) are reported by several events: their properties are merged (``merge_run``,
+``merge_process``) within a batch and with what the graph holds, so event order and re-reads do not matter.
 
 A plain SELECT's temporary result is a dataset of its own (``$result:<process key>``, datasetKind ``result``), so
 downstream traces show where data was read out to, as in the DAG provenance model.
@@ -31,7 +36,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -69,7 +74,10 @@ def _create_time() -> int:
 
 
 def statement_key(statement: StatementLineage) -> str:
-    """Stable identity of a process: a hash of the normalised statement text and its outputs."""
+    """Stable identity of a process: a hash of the normalised statement text and its outputs, or of the producer's
+    ``process_key`` when the statement has one."""
+    if statement.process_key:
+        return hashlib.sha1(f"job\x00{statement.process_key}".encode()).hexdigest()[:20]
     text = " ".join(statement.sql.split()).lower()
     outputs = ",".join(sorted(d.name for d in statement.outputs))
     return hashlib.sha1(f"{text}\x00{outputs}".encode()).hexdigest()[:20]
@@ -107,6 +115,46 @@ class WriteSummary:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
+PropertyMerge = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
+"""How a vertex's properties absorb another report of it: (current, new) -> merged."""
+TERMINAL_STATUSES = frozenset({"SUCCEEDED", "FAILED", "ABORTED"})
+RUN_STATE_KEYS = ("status", "startTime", "endTime")
+
+
+def merge_run(current: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """What a run vertex becomes when another event of the same producer run arrives, in any order.
+
+    The start is the earliest known start; a terminal status (SUCCEEDED, FAILED, ABORTED) with its end time
+    beats RUNNING, and of two terminal ones the later end wins; the other provenance fields keep their first value.
+
+    >>> merge_run({"status": "SUCCEEDED", "endTime": "T2"}, {"status": "RUNNING", "startTime": "T1"})
+    {'status': 'SUCCEEDED', 'startTime': 'T1', 'endTime': 'T2'}
+    """
+    merged = {**new, **{k: v for k, v in current.items() if v is not None}}
+    starts = [t for t in (current.get("startTime"), new.get("startTime")) if t]
+    merged["startTime"] = min(starts) if starts else None
+
+    def rank(run: dict[str, Any]) -> tuple[bool, str]:
+        return run.get("status") in TERMINAL_STATUSES, run.get("endTime") or ""
+
+    latest = max(current, new, key=rank)
+    merged["status"], merged["endTime"] = latest.get("status"), latest.get("endTime")
+    return {k: v for k, v in merged.items() if v is not None}
+
+
+def merge_process(current: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """What a producer-keyed process becomes when another event of its job arrives: the first report that
+    carries the job's SQL gives the query text, operation and name (an event without SQL is keyed ``job:…``).
+
+    >>> merge_process({"queryText": "job:ns/j", "operation": "OTHER"}, {"queryText": "INSERT …", "operation": "INSERT"})
+    {'queryText': 'INSERT …', 'operation': 'INSERT'}
+    """
+    has_sql = not str(current.get("queryText", "job:")).startswith("job:")
+    if has_sql or str(new.get("queryText", "job:")).startswith("job:"):
+        return {**new, **current}
+    return {**current, **new}
+
+
 @dataclass
 class _Batch:
     """Vertices and edges of some statements, de-duplicated by key, ready to upsert."""
@@ -121,6 +169,9 @@ class _Batch:
     generators: dict[tuple[str, str], set[tuple[str, str]]] = field(
         default_factory=dict
     )  # dataset -> processes
+    merges: dict[tuple[str, str], PropertyMerge] = field(
+        default_factory=dict
+    )  # vertices merged with the graph's
 
     def run_of(self, key: tuple[str, str], run: RunInfo | None) -> None:
         """Remember ``run`` as the earliest of ``key``'s generating runs seen in this batch, if it is."""
@@ -137,6 +188,22 @@ class _Batch:
         props.update({k: v for k, v in properties.items() if v is not None})
         return key
 
+    def merged_vertex(
+        self, label: str, qualified_name: str, merge: PropertyMerge | None, **properties: Any
+    ) -> tuple[str, str]:
+        """A vertex whose properties, when ``merge`` is given, are merged with ``merge`` (current, new) -> merged,
+        both with what this batch already holds for it and, after the upsert, with what the graph holds."""
+        key = (label, qualified_name)
+        if merge is None:
+            return self.vertex(label, qualified_name, **properties)
+        new = {k: v for k, v in properties.items() if v is not None}
+        if key in self.vertices:
+            self.vertices[key] = merge(self.vertices[key], new)
+        else:
+            self.vertex(label, qualified_name, **new)
+        self.merges[key] = merge
+        return key
+
     def edge(self, label: str, out: tuple[str, str], in_: tuple[str, str], **properties: Any) -> None:
         props = {k: v for k, v in properties.items() if v is not None}
         self.edges[(label, out, in_, tuple(sorted(props.items())))] = props
@@ -144,23 +211,28 @@ class _Batch:
 
 def _dataset_vertex(batch: _Batch, dataset: Dataset, result_name: str) -> tuple[str, str]:
     if dataset.kind == "path":
-        return batch.vertex("file", dataset.name, name=dataset.name, datasetKind="path")
-    if dataset.name == RESULT_DATASET:
-        table = batch.vertex("table", result_name, name="query result", datasetKind="result")
+        dataset_key = batch.vertex("file", dataset.name, name=dataset.name, datasetKind="path")
+    elif dataset.name == RESULT_DATASET:
+        dataset_key = batch.vertex("table", result_name, name="query result", datasetKind="result")
     else:
-        table = batch.vertex("table", dataset.name, datasetKind=dataset.kind)
-    if "." in dataset.name:
-        database = batch.vertex("database", dataset.name.split(".", 1)[0])
-        batch.edge("contains", database, table)
+        dataset_key = batch.vertex("table", dataset.name, datasetKind=dataset.kind)
+        if "." in dataset.name:
+            database = batch.vertex("database", dataset.name.split(".", 1)[0])
+            batch.edge("contains", database, dataset_key)
     for column in dataset.columns:
-        _column_vertex(batch, f"{table[1]}.{column}")
-    return table
+        _column_vertex(batch, f"{dataset_key[1]}.{column}", {dataset_key[1]: dataset_key})
+    return dataset_key
 
 
-def _column_vertex(batch: _Batch, qualified_name: str) -> tuple[str, str]:
+def _column_vertex(
+    batch: _Batch, qualified_name: str, datasets: dict[str, tuple[str, str]]
+) -> tuple[str, str]:
+    """The column vertex, under its dataset: a path's columns hang off its ``file`` vertex, never off a ``table``
+    twin of the same name; a column of a dataset the statement does not list belongs to a table."""
     column = batch.vertex("column", qualified_name)
-    table = batch.vertex("table", qualified_name.rsplit(".", 1)[0])
-    batch.edge("hasColumn", table, column)
+    parent_name = qualified_name.rsplit(".", 1)[0]
+    parent = datasets.get(parent_name) or batch.vertex("table", parent_name)
+    batch.edge("hasColumn", parent, column)
     return column
 
 
@@ -172,18 +244,21 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
         return result_name + target[len(RESULT_DATASET) :] if target.startswith(RESULT_DATASET) else target
 
     first_output = statement.outputs[0].name if statement.outputs else "-"
-    process = batch.vertex(
+    process = batch.merged_vertex(
         "process",
         f"process:{key}",
+        merge_process if statement.process_key else None,
         name=f"{statement.operation} {first_output}",
         operation=statement.operation,
         queryText=statement.sql,
         predicates=json.dumps([p.to_dict() for p in statement.predicates], default=str),
     )
+    datasets: dict[str, tuple[str, str]] = {}  # the statement's datasets by graph name: their vertex keys
     for dataset in statement.inputs:
-        batch.edge("usedBy", _dataset_vertex(batch, dataset, result_name), process)
+        datasets[name(dataset.name)] = _dataset_vertex(batch, dataset, result_name)
+        batch.edge("usedBy", datasets[name(dataset.name)], process)
     for dataset in statement.outputs:
-        output = _dataset_vertex(batch, dataset, result_name)
+        output = datasets[name(dataset.name)] = _dataset_vertex(batch, dataset, result_name)
         batch.edge("generated", process, output)
         batch.provenance.add(output)
         batch.generators.setdefault(output, set()).add(process)
@@ -193,10 +268,12 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
             batch.definitions.setdefault(output, set()).add(hashlib.sha1(columns.encode()).hexdigest()[:12])
     output_names = {name(d.name) for d in statement.outputs}
     for edge in statement.column_edges:
-        source = _column_vertex(batch, edge.source)
+        source = _column_vertex(batch, edge.source, datasets)
         target_name = name(edge.target)
-        is_dataset = target_name in output_names
-        target = batch.vertex("table", target_name) if is_dataset else _column_vertex(batch, target_name)
+        if target_name in output_names:
+            target = datasets[target_name]
+        else:
+            target = _column_vertex(batch, target_name, datasets)
         batch.edge(
             "flowsTo",
             source,
@@ -208,10 +285,12 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
             masking=bool(edge.masking),
         )
     if run is not None:
-        run_vertex = batch.vertex(
+        run_vertex = batch.merged_vertex(
             "run",
             f"run:{run.run_id(key)}",
+            merge_run if run.external_id else None,
             name=run.start_time or key,
+            runId=run.external_id,
             user=run.user,
             startTime=run.start_time,
             endTime=run.end_time,
@@ -307,6 +386,9 @@ class LineageWriter:
             if created_ops is not None:
                 for key in (key for key, c in zip(chunk, created) if c):
                     created_ops.extend(self._vertex_ops(key, batch, token))
+        merged = sorted(set(batch.merges) - new_keys)
+        for chunk in _chunks(merged, self.batch_size):
+            self._merge_existing(g, chunk, batch, created_ops)
         edges = [(key, props) for key, props in batch.edges.items() if key not in self._known_edges]
         for chunk in _chunks(edges, self.batch_size):
             summary.edges += self._upsert_edges(g, chunk, token, created_ops)
@@ -317,6 +399,47 @@ class LineageWriter:
             self._update_provenance(g, chunk, batch.definitions, created_ops)
         summary.seconds = time.perf_counter() - started
         return summary
+
+    def _merge_existing(
+        self,
+        g: GraphTraversalSource,
+        keys: list[tuple[str, str]],
+        batch: _Batch,
+        changed_ops: list[tuple] | None,
+    ) -> None:
+        """Merge what this batch says of vertices that existed before it into them (their ``PropertyMerge``)."""
+        rows = g.V(*[self._ids[key] for key in keys]).value_map().to_list()
+        updates = []
+        for key, row in zip(keys, rows):
+            current = {name: values[0] for name, values in row.items()}
+            merged = batch.merges[key](current, batch.vertices[key])
+            changed = {k: v for k, v in merged.items() if current.get(k) != v}
+            if changed:
+                updates.append((self._ids[key], changed))
+        self._set_properties(g, updates, changed_ops)
+
+    def _set_properties(
+        self,
+        g: GraphTraversalSource,
+        updates: list[tuple[Any, dict[str, Any]]],
+        changed_ops: list[tuple] | None,
+    ) -> None:
+        """Set (single cardinality) the changed properties of vertices in one traversal; record them for CDC."""
+        if not updates:
+            return
+        traversal = g.V(updates[0][0])
+        for number, (vertex_id, changed) in enumerate(updates):
+            if number:
+                traversal = traversal.V(vertex_id)
+            for name, value in changed.items():
+                traversal = traversal.property(Cardinality.single, name, value)
+        traversal.iterate()
+        if changed_ops is not None:
+            changed_ops.extend(
+                ("addVP", vertex_id, name, name, value)
+                for vertex_id, changed in updates
+                for name, value in changed.items()
+            )
 
     def _update_provenance(
         self,
@@ -364,21 +487,7 @@ class LineageWriter:
             }
             if changed:
                 updates.append((self._ids[key], changed))
-        if not updates:
-            return
-        traversal = g.V(updates[0][0])
-        for number, (vertex_id, changed) in enumerate(updates):
-            if number:
-                traversal = traversal.V(vertex_id)
-            for name, value in changed.items():
-                traversal = traversal.property(Cardinality.single, name, value)
-        traversal.iterate()
-        if changed_ops is not None:
-            changed_ops.extend(
-                ("addVP", vertex_id, name, name, value)
-                for vertex_id, changed in updates
-                for name, value in changed.items()
-            )
+        self._set_properties(g, updates, changed_ops)
 
     def _vertex_ops(self, key: tuple[str, str], batch: _Batch, token: int) -> list[tuple]:
         """Store op tuples of a vertex this flush created (vertex properties named by their key)."""

@@ -28,7 +28,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from lineage_platform.errors import ConfigError, IngestError, LineageError
+from lineage_platform.errors import ConfigError, IngestError
+from lineage_platform.ingest.apply import apply_events
 from lineage_platform.ingest.catalog_index import CatalogIndex
 from lineage_platform.ingest.events import EventDecoder, LineageItems
 from lineage_platform.ingest.events.atlas import DEFAULT_MAX_BYTES
@@ -253,20 +254,8 @@ class Collector:
 
     def _write(self, events: list[_Event]) -> list[tuple[ConsumerRecord, str]]:
         """Write the events' lineage; returns the events the graph refused, with the reason."""
-        try:
-            self._count(self.writer.write_runs(item for event in events for item in event.items))
-            return []
-        except LineageError as exc:
-            if exc.transient:
-                raise
-        refused = []
-        for event in events:  # find the event(s) the graph refuses; writing the others again is harmless
-            try:
-                self._count(self.writer.write_runs(event.items))
-            except LineageError as exc:
-                if exc.transient:
-                    raise
-                refused.append((event.record, f"graph refused the lineage: {exc}"))
+        summary, refused = apply_events(self.writer, [(event.record, event.items) for event in events])
+        self._count(summary)
         return refused
 
     def _count(self, summary: Any) -> None:

@@ -10,6 +10,8 @@ from lineage_platform.model import RunInfo
 
 SUCCEEDED = "SUCCEEDED"
 FAILED = "FAILED"
+RUNNING = "RUNNING"  # a run that started and has not ended (OpenLineage START/RUNNING)
+ABORTED = "ABORTED"  # a run stopped before it ended (OpenLineage ABORT)
 _STATUS_WORDS = {
     SUCCEEDED: ("succeeded", "success", "successful", "finished", "ok", "completed", "done"),
     FAILED: ("failed", "failure", "error", "killed", "cancelled", "canceled", "aborted"),

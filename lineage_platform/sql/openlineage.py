@@ -10,6 +10,32 @@ COLUMN_LINEAGE_SCHEMA = (
     "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet"
 )
 PRODUCER = "https://github.com/lineage-platform/lineage-platform"
+OBJECT_STORE_SCHEMES = frozenset({"s3", "s3a", "s3n", "gs"})
+"""Schemes whose OpenLineage dataset name is the object key, without a leading slash (naming spec)."""
+
+
+def dataset_identifier(name: str, table_namespace: str = "hive") -> tuple[str, str]:
+    """OpenLineage (namespace, name) of a platform dataset name, per the OpenLineage naming spec: a path
+    ``scheme://authority/path`` is namespace ``scheme://authority`` and name ``/path`` (an object key without the
+    slash for S3/GCS), a local path ``/dir`` or ``file:///dir`` is namespace ``file`` and name ``/dir``; a table
+    is ``name`` in ``table_namespace`` (``hive://metastore-host:port`` when known).
+
+    >>> dataset_identifier("hdfs://nn:8020/warehouse/t")
+    ('hdfs://nn:8020', '/warehouse/t')
+    >>> dataset_identifier("s3://bucket/logs/day=1"), dataset_identifier("/tmp/out")
+    (('s3://bucket', 'logs/day=1'), ('file', '/tmp/out'))
+    >>> dataset_identifier("dwd.orders", "hive://metastore:9083")
+    ('hive://metastore:9083', 'dwd.orders')
+    """
+    if name.startswith("/"):
+        return "file", name
+    scheme, separator, rest = name.partition("://")
+    if not separator:
+        return table_namespace, name
+    if scheme == "file":
+        return "file", "/" + rest.lstrip("/")
+    authority, _, path = rest.partition("/")
+    return f"{scheme}://{authority}", path if scheme in OBJECT_STORE_SCHEMES else "/" + path
 
 
 def to_openlineage_facet(record: StatementLineage, namespace: str = "hive") -> dict[str, dict[str, Any]]:
@@ -46,10 +72,16 @@ def to_openlineage_facet(record: StatementLineage, namespace: str = "hive") -> d
 
 def _input_field(edge: ColumnEdge, namespace: str) -> dict[str, Any]:
     table, _, column = edge.source.rpartition(".")
+    dataset_namespace, dataset = dataset_identifier(table, namespace)
     transformation: dict[str, Any] = {
         "type": "DIRECT" if edge.transform in DIRECT_TRANSFORMS else "INDIRECT",
         "subtype": edge.transform,
         "description": "" if edge.key_path is None else f"key path {edge.key_path}",
         "masking": edge.masking,
     }
-    return {"namespace": namespace, "name": table, "field": column, "transformations": [transformation]}
+    return {
+        "namespace": dataset_namespace,
+        "name": dataset,
+        "field": column,
+        "transformations": [transformation],
+    }

@@ -6,6 +6,7 @@ import io
 import json
 from pathlib import Path
 
+import lineage_platform.export
 from lineage_platform.cli import invoke
 from lineage_platform.export import export_openlineage
 from lineage_platform.graph import connect
@@ -106,3 +107,85 @@ def test_cli_writes_json_lines_to_a_file(tmp_path: Path) -> None:
     [event] = [json.loads(line) for line in output.read_text().splitlines()]
     assert event["outputs"][0]["name"] == "ads.user_count"
     assert event["run"]["facets"]["lineagePlatform_run"]["user"] == "etl"
+
+
+def exported(g: object, *args: str) -> list[dict]:
+    out = io.StringIO()
+    export_openlineage(g, out, *args)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def facets_of(event: dict) -> list[tuple[str, dict]]:
+    bags = [event["run"]["facets"], event["job"]["facets"]]
+    bags += [dataset["facets"] for dataset in event["inputs"] + event["outputs"]]
+    return [(name, facet) for bag in bags for name, facet in bag.items()]
+
+
+def test_events_pass_the_openlineage_client_classes_and_facets_their_published_schemas() -> None:
+    from jsonschema import Draft202012Validator
+    from openlineage.client.event_v2 import InputDataset, Job, OutputDataset, Run, RunEvent, RunState
+
+    schemas = {
+        path.stem: json.loads(path.read_text())
+        for path in (Path(lineage_platform.export.__file__).parent / "facets").glob("*.json")
+    }
+    events = exported(lineage_graph(), "hive", "hive://metastore:9083")
+    checked = set()
+    for event in events:
+        client_event = RunEvent(  # the client's validators: event time, run id (a UUID), producer URL
+            eventType=RunState(event["eventType"]),
+            eventTime=event["eventTime"],
+            run=Run(runId=event["run"]["runId"]),
+            job=Job(namespace=event["job"]["namespace"], name=event["job"]["name"]),
+            producer=event["producer"],
+            inputs=[InputDataset(namespace=d["namespace"], name=d["name"]) for d in event["inputs"]],
+            outputs=[OutputDataset(namespace=d["namespace"], name=d["name"]) for d in event["outputs"]],
+        )
+        assert event["schemaURL"] == client_event.schemaURL  # the spec version the client writes
+        for name, facet in facets_of(event):
+            document, _, pointer = facet["_schemaURL"].partition("#/$defs/")
+            assert document.startswith("https://") and document.endswith(".json") and pointer, facet
+            if name.startswith("lineagePlatform_"):
+                schema = schemas[pointer]
+                assert schema["$id"] == document
+                Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER).validate(
+                    facet
+                )
+                checked.add(name)
+    assert checked == {"lineagePlatform_process", "lineagePlatform_run", "lineagePlatform_dataset"}
+
+
+def test_datasets_are_named_per_the_naming_spec_and_read_back() -> None:
+    g = connect("memory:")
+    statements = [
+        "INSERT OVERWRITE DIRECTORY '/tmp/export/users' SELECT id FROM ods.users",
+        "INSERT OVERWRITE DIRECTORY 's3://bucket/exports/users' SELECT id FROM ods.users",
+    ]
+    for n, sql in enumerate(statements):
+        run = RunInfo("SUCCEEDED", user="etl", source=f"audit.log:{n}")
+        LineageWriter(g).write(extract_lineage(sql, schema=SCHEMA), run)
+    events = exported(g, "etl", "hive://metastore:9083")
+    identities = {(d["namespace"], d["name"]) for e in events for d in e["inputs"] + e["outputs"]}
+    assert identities == {
+        ("hive://metastore:9083", "ods.users"),
+        ("file", "/tmp/export/users"),
+        ("s3://bucket", "exports/users"),
+    }
+    fields = [
+        f for e in events for f in e["outputs"][0]["facets"]["columnLineage"]["fields"]["id"]["inputFields"]
+    ]
+    assert {(f["namespace"], f["name"]) for f in fields} == {("hive://metastore:9083", "ods.users")}
+    target, decoder = connect("memory:"), EventDecoder()
+    for offset, event in enumerate(events):
+        LineageWriter(target).write_runs(decoder.decode(json.dumps(event).encode(), ("x", 0, offset)).items)
+    assert snapshot(target) == snapshot(g)
+
+
+def test_cli_puts_tables_in_the_metastore_namespace(tmp_path: Path) -> None:
+    store = tmp_path / "graph"
+    LineageWriter(connect(f"embedded:{store}")).write(extract_lineage(STATEMENTS[1]), None)
+    output = tmp_path / "lineage.jsonl"
+    arguments = ["--graph", f"embedded:{store}", "--output", str(output), "--hive-metastore", "ms1:9083"]
+    assert invoke(["export", "openlineage", *arguments]).success
+    [event] = [json.loads(line) for line in output.read_text().splitlines()]
+    assert (event["outputs"][0]["namespace"], event["job"]["namespace"]) == ("hive://ms1:9083", "hive")

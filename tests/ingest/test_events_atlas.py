@@ -319,3 +319,44 @@ def test_deeply_nested_events_are_refused() -> None:
     text = base64.b64encode(gzip.compress(inner.encode())).decode()
     with pytest.raises(IngestError, match="not JSON"):
         EventDecoder().decode(bytes_of(envelope(text, msgCompressionKind="GZIP", msgId="deep")), ("t", 0, 0))
+
+
+def rename_notification(old: str, new: str, columns: list[str]) -> dict[str, Any]:
+    """ALTER TABLE old RENAME TO new as the Hive hook reports it: a partial update naming the table by its old
+    qualifiedName in ``entityId``, the table with its new qualifiedName (and its renamed columns) as the entity."""
+    column_refs = {f"-5{n}": _column(f"-5{n}", "-50", new, name) for n, name in enumerate(columns, 1)}
+    table = {
+        "typeName": "hive_table",
+        "guid": "-50",
+        "attributes": {"qualifiedName": f"{new}@{CLUSTER}", "name": new.rpartition(".")[2]},
+        "relationshipAttributes": {"columns": [_ref("hive_column", guid) for guid in column_refs]},
+    }
+    return {
+        "type": "ENTITY_PARTIAL_UPDATE_V2",
+        "user": "bob",
+        "entityId": {"typeName": "hive_table", "uniqueAttributes": {"qualifiedName": f"{old}@{CLUSTER}"}},
+        "entity": {"entity": table, "referredEntities": column_refs},
+    }
+
+
+def test_a_renamed_table_keeps_its_lineage_under_the_new_name() -> None:
+    from lineage_platform.graph import connect
+    from lineage_platform.graph.writer import LineageWriter
+    from lineage_platform.trace import trace
+
+    decoder, g = EventDecoder(), connect("memory:")
+    writer = LineageWriter(g)
+    writer.write_runs(decoder.decode(bytes_of(envelope(ctas_notification())), ("ATLAS_HOOK", 0, 1)).items)
+    rename = envelope(rename_notification("sales.daily", "sales.daily_v2", ["region", "name"]))
+    [(statement, run)] = decoder.decode(bytes_of(rename), ("ATLAS_HOOK", 0, 2)).items
+    assert (statement.operation, run.user) == ("ALTER_RENAME", "bob")
+    writer.write_runs([(statement, run)])
+    tables = {node.qualified_name for node in trace(g, "sales.daily_v2").nodes.values()}
+    assert {"sales.daily", "ods.customers"} <= tables
+    columns = {node.qualified_name for node in trace(g, "sales.daily_v2.name", level="column").nodes.values()}
+    assert {"sales.daily.name", "ods.customers.name"} <= columns
+
+
+def test_a_partial_update_that_renames_nothing_writes_nothing() -> None:
+    same = envelope(rename_notification("sales.daily", "sales.daily", ["region"]))
+    assert EventDecoder().decode(bytes_of(same), ("ATLAS_HOOK", 0, 3)).items == []

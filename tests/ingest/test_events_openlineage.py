@@ -96,15 +96,31 @@ def test_complete_event_gives_datasets_column_lineage_and_a_run() -> None:
         end_time="2026-01-05T03:10:00.000Z",
         engine="spark",
         job="airflow-prod/revenue_by_region.write_parquet",
+        external_id="01944a5e-8f7c-7bd2-9d1e-2c6f1b0e4a11",
         source="openlineage:0:3",
     )
 
 
-def test_start_event_gives_lineage_without_a_run_and_fail_a_failed_run() -> None:
-    [(_, run)] = decode(spark_event("START"))
-    assert run is None
-    [(_, run)] = decode(spark_event("FAIL"))
-    assert run.status == "FAILED"
+@pytest.mark.parametrize(
+    ("event_type", "status", "start", "end"),
+    [
+        ("START", "RUNNING", "2026-01-05T03:10:00.000Z", None),
+        ("RUNNING", "RUNNING", "2026-01-05T03:00:00.000Z", None),
+        ("FAIL", "FAILED", "2026-01-05T03:00:00.000Z", "2026-01-05T03:10:00.000Z"),
+        ("ABORT", "ABORTED", "2026-01-05T03:00:00.000Z", "2026-01-05T03:10:00.000Z"),
+    ],
+)
+def test_every_state_event_updates_the_run_of_its_run_id(
+    event_type: str, status: str, start: str, end: str | None
+) -> None:
+    [(_, run)] = decode(spark_event(event_type))
+    assert (run.status, run.start_time, run.end_time) == (status, start, end)
+    assert run.external_id == "01944a5e-8f7c-7bd2-9d1e-2c6f1b0e4a11"
+
+
+def test_other_event_gives_lineage_without_a_run() -> None:
+    [(statement, run)] = decode(spark_event("OTHER"))
+    assert run is None and statement.outputs
 
 
 def test_job_without_sql_is_keyed_by_its_name() -> None:

@@ -92,7 +92,7 @@ class EventDecoder:
                 return Decoded("atlas", [], pending=True)
             return Decoded("atlas", atlas.lineage_items(notification, source))
         if openlineage.is_run_event(event):
-            return Decoded("openlineage", openlineage.lineage_items(event, source))
+            return Decoded("openlineage", openlineage.lineage_items(event, source, self.catalog))
         raise IngestError(
             f"unknown event type (keys: {', '.join(sorted(event)[:8]) or 'none'})",
             hint="send a lineage-platform event, an Atlas HookNotification or an OpenLineage RunEvent",

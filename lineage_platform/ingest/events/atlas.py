@@ -9,7 +9,9 @@ message that inflates past the assembler's ``max_bytes`` is rejected (a small re
 
 Notification (V2): ``type`` ``ENTITY_CREATE_V2`` / ``ENTITY_FULL_UPDATE_V2`` (``entities``: ``entities`` list +
 ``referredEntities`` by guid), ``ENTITY_PARTIAL_UPDATE_V2`` (``entity``: one entity + ``referredEntities``) and
-``ENTITY_DELETE_V2`` (deletes keep lineage history, so nothing is written). Lineage comes from:
+``ENTITY_DELETE_V2`` (deletes keep lineage history, so nothing is written). A partial update whose ``entityId``
+names a ``hive_table`` by a qualifiedName other than its entity's (``ALTER TABLE … RENAME TO``) is an
+ALTER_RENAME statement from the old table to the new one, with IDENTITY edges column by column. Lineage comes from:
 
 * ``hive_process`` — ``qualifiedName``, ``queryText``, ``operationType``, ``userName``, ``startTime``/``endTime``
   (ms), ``clusterName``; ``inputs``/``outputs`` (object ids of ``hive_table`` or file-system paths) under
@@ -262,6 +264,9 @@ def lineage_items(notification: dict[str, Any], source: str) -> LineageItems:
     body = notification.get("entities") or notification.get("entity") or {}
     entities = body.get("entities") or ([body["entity"]] if "entity" in body else [])
     index = _Entities(entities, body.get("referredEntities") or {})
+    renamed = _renamed_table(notification, index, source)
+    if renamed is not None:
+        return [renamed]
     executions = {}
     for execution in index.of_type("hive_process_execution"):
         _, process_name, _ = index.resolve(_attr(execution, "process"), "hive_process_execution.process")
@@ -280,6 +285,52 @@ def lineage_items(notification: dict[str, Any], source: str) -> LineageItems:
             hint="send hive_column_lineage with its hive_process",
         )
     return items
+
+
+def _renamed_table(
+    notification: dict[str, Any], index: _Entities, source: str
+) -> tuple[StatementLineage, RunInfo] | None:
+    """The ALTER_RENAME statement of a partial update whose ``entityId`` names a ``hive_table`` by its old
+    qualifiedName and whose entity carries the new one (the Hive hook's ``ALTER TABLE … RENAME TO``), or None.
+
+    The new table reads the old one, column by column (IDENTITY edges), as the SQL logs' ALTER_RENAME does at
+    table level: lineage written under the old name is reached from the new one.
+    """
+    entity_id = notification.get("entityId") or {}
+    old_name = (entity_id.get("uniqueAttributes") or {}).get("qualifiedName")
+    entity = index.all[0] if index.all else {}
+    if entity_id.get("typeName") != "hive_table" or entity.get("typeName") != "hive_table":
+        return None
+    new_name = _attr(entity, "qualifiedName")
+    if not isinstance(old_name, str) or not isinstance(new_name, str):
+        return None
+    if _strip_cluster(new_name) == _strip_cluster(old_name):
+        return None
+    ref = {
+        "typeName": "hive_table",
+        "guid": entity.get("guid"),
+        "uniqueAttributes": {"qualifiedName": new_name},
+    }
+    renamed = _dataset(ref, index, "renamed table")
+    old = Dataset(name=_strip_cluster(old_name), kind=renamed.kind, columns=renamed.columns)
+    edges = tuple(ColumnEdge(f"{old.name}.{c}", f"{renamed.name}.{c}") for c in renamed.columns)
+    user = notification.get("user")
+    statement = StatementLineage(
+        index=0,
+        operation="ALTER_RENAME",
+        sql=f"ALTER TABLE {old.name} RENAME TO {renamed.name}",
+        inputs=(old,),
+        outputs=(renamed,),
+        column_edges=edges,
+    )
+    run = RunInfo(
+        status=SUCCEEDED,
+        user=user if isinstance(user, str) else None,
+        cluster=_cluster(new_name),
+        engine="hive",
+        source=source,
+    )
+    return statement, run
 
 
 def _column_edges(lineage: dict[str, Any], index: _Entities) -> list[ColumnEdge]:
