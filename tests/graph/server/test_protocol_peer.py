@@ -8,7 +8,6 @@ configured for it.)
 
 from __future__ import annotations
 
-import logging
 import uuid
 from collections.abc import Iterator
 
@@ -18,22 +17,6 @@ from gremlin_python.driver.protocol import GremlinServerError
 from gremlin_python.driver.serializer import GraphBinarySerializersV1
 from gremlin_python.process.anonymous_traversal import traversal
 from gremlin_python.process.graph_traversal import __
-
-from lineage_platform.graph.connect import open_embedded
-from lineage_platform.graph.embedded.server import BackgroundServer, ServerSettings
-
-
-@pytest.fixture(params=["lineage graph serve", "tinkerpop"])
-def peer_url(request: pytest.FixtureRequest, open_schema: None) -> Iterator[str]:
-    logging.getLogger("gremlinpython").setLevel(logging.CRITICAL)  # expected failures are asserted below
-    if request.param == "tinkerpop":
-        yield request.getfixturevalue("tinkerpop_url")
-        return
-    server = BackgroundServer(open_embedded(None), ServerSettings(port=0)).start()
-    try:
-        yield server.url
-    finally:
-        server.stop()
 
 
 @pytest.fixture
