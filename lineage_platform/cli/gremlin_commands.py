@@ -13,7 +13,10 @@ from lineage_platform.cli import params
 @params.graph_url
 @click.argument("script_file", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def gremlin(graph_url: str | None, script_file: Path | None) -> None:
-    """Gremlin console on the lineage graph; with SCRIPT_FILE, run the script and exit (1 if a statement fails)."""
+    """Gremlin console on the lineage graph; with SCRIPT_FILE, run the script and exit (1 if a statement fails).
+
+    A ws:// graph is reached with GraphBinary 1.0, which `lineage graph serve`, JanusGraph Server and Gremlin
+    Server all serve (`lineage graph serve` also serves GraphSON 3.0 and 2.0 to other clients)."""
     from lineage_platform.console import run_console, run_script
 
     if script_file is None:

@@ -187,7 +187,10 @@ def serve(
     max_items: int,
     transaction_lease: float,
 ) -> None:
-    """Serve the embedded graph over the Gremlin Server WebSocket protocol until SIGTERM or Ctrl-C."""
+    """Serve the embedded graph over the Gremlin Server WebSocket protocol until SIGTERM or Ctrl-C.
+
+    Each request is answered in the serializer it names: GraphBinary 1.0 (gremlinpython's default), GraphSON 3.0
+    (gremlin-javascript's and graph-notebook's default; also text frames) or GraphSON 2.0."""
     from lineage_platform.graph.embedded import server
 
     if add_user:

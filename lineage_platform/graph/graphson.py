@@ -33,7 +33,8 @@ from gremlin_python.process.graph_traversal import GraphTraversal, GraphTraversa
 from gremlin_python.process.traversal import Cardinality, T
 from gremlin_python.statics import long
 from gremlin_python.structure.graph import Vertex
-from gremlin_python.structure.io.graphsonV3d0 import FloatIO
+from gremlin_python.structure.io import graphsonV2d0
+from gremlin_python.structure.io.graphsonV3d0 import FloatIO, GraphSONReader, GraphSONWriter
 from janusgraph_python.structure.io.graphsonV3d0 import JanusGraphSONReader, JanusGraphSONWriter
 
 from graph_schema import GraphSchema
@@ -160,33 +161,47 @@ class _Int32(_BoundedInt):
     kind = int
 
 
-_READER = JanusGraphSONReader()
-_READER.deserializers["g:Float"] = _Float32IO
-_READER.deserializers["g:Int32"] = _Int32
-_READER.deserializers["g:Int64"] = _BoundedInt
-_WRITER = JanusGraphSONWriter()
-_WRITER.serializers[Float32] = _Float32IO
+def value_reader(version: int = 3, deserializers: dict[str, Any] | None = None) -> GraphSONReader:
+    """A GraphSON ``version`` (3 or 2) value reader that keeps ``g:Float`` as `Float32` and refuses integers
+    outside their tag's Java range; ``deserializers`` (type tag -> reader) add to or replace its readers."""
+    reader = JanusGraphSONReader() if version == 3 else graphsonV2d0.GraphSONReader()
+    reader.deserializers.update({"g:Float": _Float32IO, "g:Int32": _Int32, "g:Int64": _BoundedInt})
+    reader.deserializers.update(deserializers or {})
+    return reader
 
 
-def _check_tags(value: Any) -> None:
-    """Refuse type tags this reader does not know (the library reader would keep them as plain dicts)."""
+def value_writer(version: int = 3, serializers: dict[type, Any] | None = None) -> GraphSONWriter:
+    """A GraphSON ``version`` (3 or 2) value writer that writes `Float32` as ``g:Float``; ``serializers``
+    (Python type -> writer) add to or replace its writers."""
+    writer = JanusGraphSONWriter() if version == 3 else graphsonV2d0.GraphSONWriter()
+    writer.serializers[Float32] = _Float32IO
+    writer.serializers.update(serializers or {})
+    return writer
+
+
+_READER = value_reader()
+_WRITER = value_writer()
+
+
+def check_tags(value: Any, reader: GraphSONReader = _READER) -> None:
+    """Refuse type tags ``reader`` does not know (the library reader would keep them as plain dicts)."""
     if isinstance(value, dict):
         tag = value.get("@type")
         if tag is None:
             for item in value.values():
-                _check_tags(item)
-        elif tag not in _READER.deserializers:
+                check_tags(item, reader)
+        elif tag not in reader.deserializers:
             raise ValueError(f"unknown GraphSON type {tag!r}")
         elif isinstance(value.get("@value"), dict | list):
-            _check_tags(value["@value"])
+            check_tags(value["@value"], reader)
     elif isinstance(value, list):
         for item in value:
-            _check_tags(item)
+            check_tags(item, reader)
 
 
 def _typed(value: Any) -> Any:
     """Decode one type-tagged GraphSON value."""
-    _check_tags(value)
+    check_tags(value)
     return _READER.to_object(value)
 
 

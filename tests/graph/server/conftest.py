@@ -4,8 +4,10 @@
   after the test; ``served_url`` is that for a fresh embedded graph in ``tmp_path``.
 * ``remote(url, **kwargs)`` opens a gremlinpython DriverRemoteConnection with the serializer ``connect()``
   uses (JanusGraph's GraphBinary) and closes it after the test.
-* ``raw_client(url)`` sends and reads single GraphBinary frames over a bare aiohttp WebSocket (to count 206s,
+* ``raw_client(url)`` sends single GraphBinary frames (or text ones) and reads GraphBinary or GraphSON answers over a bare aiohttp WebSocket (to count 206s,
   send broken frames, pipeline several requests before reading, or disconnect abruptly).
+* ``peer_url`` is parametrized: the project's server on a fresh schema-free graph, then the reference TinkerPop
+  Gremlin Server (tests/reference_servers.py), for checks both must pass alike.
 * ``wait_until(condition, timeout)`` polls until a condition holds (state another thread changes).
 * ``blocking_graph`` is a stand-in graph whose ``inject(...).block()`` traversal waits until released, ignoring
   cancellation: it stands for work the engine cannot interrupt (runaway engine traversals are cancelled; see
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import socket
 import threading
 import time
@@ -27,11 +30,12 @@ from typing import Any, TypeVar
 import aiohttp
 import pytest
 from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
-from gremlin_python.driver.serializer import GraphBinarySerializersV1
+from gremlin_python.driver.serializer import GraphBinarySerializersV1, GraphSONSerializersV3d0
 from gremlin_python.process.traversal import Bytecode, Traverser
 from janusgraph_python.driver.serializer import JanusGraphBinarySerializersV1
 
 from lineage_platform.errors import GraphError, UnsupportedStepError
+from lineage_platform.graph.connect import open_embedded
 from lineage_platform.graph.embedded.server import BackgroundServer, ServerSettings
 
 T = TypeVar("T")
@@ -198,9 +202,17 @@ class RawClient:
 
     def read(self) -> dict[str, Any]:
         message = self._run(self._ws.receive(timeout=self._read_timeout))
+        if message.type == aiohttp.WSMsgType.TEXT:
+            return GraphSONSerializersV3d0().deserialize_message(message.data)
         if message.type != aiohttp.WSMsgType.BINARY:
             raise RuntimeError(f"the connection was closed ({message.type.name})")
+        if message.data[:1] == b"{":  # a GraphSON answer in a binary frame
+            return GraphSONSerializersV3d0().deserialize_message(message.data)
         return self._serializer.deserialize_message(message.data)
+
+    def send_text(self, text: str) -> None:
+        """Send a text frame (Gremlin Server reads it as GraphSON 3.0 without a MIME header)."""
+        self._run(self._ws.send_str(text))
 
     def read_until_final(self) -> list[dict[str, Any]]:
         frames = [self.read()]
@@ -240,3 +252,17 @@ def raw_client() -> Iterator[Callable[..., RawClient]]:
     yield open_client
     for client in opened:
         client.close()
+
+
+@pytest.fixture(params=["lineage graph serve", "tinkerpop"])
+def peer_url(request: pytest.FixtureRequest, open_schema: None) -> Iterator[str]:
+    """The URL of `lineage graph serve` on a fresh schema-free graph, then of the reference TinkerPop server."""
+    logging.getLogger("gremlinpython").setLevel(logging.CRITICAL)  # the tests assert the expected failures
+    if request.param == "tinkerpop":
+        yield request.getfixturevalue("tinkerpop_url")
+        return
+    server = BackgroundServer(open_embedded(None), ServerSettings(port=0)).start()
+    try:
+        yield server.url
+    finally:
+        server.stop()

@@ -1,44 +1,40 @@
 """The same client checks against `lineage graph serve` and the reference TinkerPop Gremlin Server.
 
 What a gremlinpython client can observe — results, batching, bindings, status codes of failures, request
-options — must not tell the two apart. (Transactions differ by design: TinkerGraph has none; see
-tests/graph/test_writer.py. Authentication is tested on the project's server only: the reference is not
-configured for it.)
+options — must not tell the two apart, in each serializer both serve (GraphBinary 1.0, GraphSON 3.0 and 2.0).
+(Transactions differ by design: TinkerGraph has none; see tests/graph/test_writer.py. Authentication is tested
+on the project's server only: the reference is not configured for it.)
 """
 
 from __future__ import annotations
 
-import logging
 import uuid
 from collections.abc import Iterator
 
 import pytest
 from gremlin_python.driver.client import Client
 from gremlin_python.driver.protocol import GremlinServerError
-from gremlin_python.driver.serializer import GraphBinarySerializersV1
+from gremlin_python.driver.serializer import (
+    GraphBinarySerializersV1,
+    GraphSONSerializersV2d0,
+    GraphSONSerializersV3d0,
+)
 from gremlin_python.process.anonymous_traversal import traversal
 from gremlin_python.process.graph_traversal import __
 
-from lineage_platform.graph.connect import open_embedded
-from lineage_platform.graph.embedded.server import BackgroundServer, ServerSettings
 
-
-@pytest.fixture(params=["lineage graph serve", "tinkerpop"])
-def peer_url(request: pytest.FixtureRequest, open_schema: None) -> Iterator[str]:
-    logging.getLogger("gremlinpython").setLevel(logging.CRITICAL)  # expected failures are asserted below
-    if request.param == "tinkerpop":
-        yield request.getfixturevalue("tinkerpop_url")
-        return
-    server = BackgroundServer(open_embedded(None), ServerSettings(port=0)).start()
-    try:
-        yield server.url
-    finally:
-        server.stop()
+@pytest.fixture(
+    params=[GraphBinarySerializersV1, GraphSONSerializersV3d0, GraphSONSerializersV2d0],
+    ids=["graphbinary", "graphson3", "graphson2"],
+)
+def serializer(request: pytest.FixtureRequest) -> object:
+    """Every serializer both servers serve: the checks below must pass alike in each."""
+    return request.param()
 
 
 @pytest.fixture
-def client(peer_url: str) -> Iterator[Client]:
-    c = Client(peer_url, "g", message_serializer=GraphBinarySerializersV1())
+def client(peer_url: str, serializer: object) -> Iterator[Client]:
+    c = Client(peer_url, "g", message_serializer=serializer)
     c.submit("g.V().drop()").all().result()
     yield c
     c.close()
@@ -62,10 +58,10 @@ def test_many_results_arrive_whole_and_in_order_across_batches(client: Client) -
     assert client.submit(script, request_options={"batchSize": 64}).all().result() == values
 
 
-def test_bytecode_through_a_remote_connection(peer_url: str) -> None:
+def test_bytecode_through_a_remote_connection(peer_url: str, serializer: object) -> None:
     from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
 
-    connection = DriverRemoteConnection(peer_url, "g", message_serializer=GraphBinarySerializersV1())
+    connection = DriverRemoteConnection(peer_url, "g", message_serializer=serializer)
     try:
         g = traversal().with_remote(connection)
         g.V().drop().iterate()
@@ -96,8 +92,8 @@ def test_an_evaluation_timeout_in_the_request_gives_598(client: Client) -> None:
     assert _status(client, script, evaluationTimeout=300) == 598
 
 
-def test_a_session_keeps_its_requests_on_one_graph(peer_url: str) -> None:
-    session = Client(peer_url, "g", session=str(uuid.uuid4()), message_serializer=GraphBinarySerializersV1())
+def test_a_session_keeps_its_requests_on_one_graph(peer_url: str, serializer: object) -> None:
+    session = Client(peer_url, "g", session=str(uuid.uuid4()), message_serializer=serializer)
     try:
         assert session.submit("g.inject(1, 2).count()").all().result() == [2]
     finally:

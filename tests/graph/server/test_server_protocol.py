@@ -97,13 +97,6 @@ def test_oversized_frames_drop_only_their_sender(serve_graph, blocking_graph, ra
     assert g.inject(2).to_list() == [2]
 
 
-def test_other_serializers_are_refused_with_a_close_reason(serve_graph, blocking_graph, raw_client) -> None:
-    client = raw_client(serve_graph(blocking_graph).url)
-    client.send_frame(b"\x21application/vnd.gremlin-v3.0+json{}")
-    with pytest.raises(RuntimeError, match="closed"):
-        client.read()
-
-
 def test_slow_traversals_time_out_while_others_are_served(serve_graph, blocking_graph, remote) -> None:
     server = serve_graph(blocking_graph, evaluation_timeout=0.3)
     g = traversal().with_remote(remote(server.url))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import itertools
 import logging
@@ -29,9 +30,12 @@ from gremlin_python.process.traversal import Traverser
 
 from lineage_platform.graph.embedded.server.auth import Authenticator
 from lineage_platform.graph.embedded.server.graphbinary import GraphBinaryCodec, UnserializableResult
+from lineage_platform.graph.embedded.server.graphson_wire import GRAPHSON_V2, GRAPHSON_V3, GraphSONCodec
 from lineage_platform.graph.embedded.server.limits import ConnectionLimits, LoginThrottle
 from lineage_platform.graph.embedded.server.messages import (
+    GRAPHBINARY_V1,
     MalformedRequest,
+    Reply,
     RequestMessage,
     ResponseMessage,
     Status,
@@ -53,6 +57,9 @@ DECODE_ON_LOOP_BYTES = 64 * 1024  # larger frames are decoded on a worker thread
 # response batches holding more values than this (nested ones counted) are encoded on a worker thread
 ENCODE_ON_LOOP_ITEMS = 4096
 T = TypeVar("T")
+_DEFAULT_REPLY = (
+    Reply()
+)  # frames of an unknown serializer are answered in GraphBinary, as Gremlin Server does
 
 
 class ClientGone(Exception):
@@ -84,7 +91,13 @@ class Connection:
         self._sessions = sessions
         self._limits = limits
         self._authenticator = authenticator
-        self._codec = GraphBinaryCodec()
+        graphson_v3 = GraphSONCodec(3)
+        self._codecs: dict[str, GraphBinaryCodec | GraphSONCodec] = {
+            GRAPHBINARY_V1: GraphBinaryCodec(),
+            GRAPHSON_V3: graphson_v3,
+            GRAPHSON_V2: GraphSONCodec(2),
+            "application/json": graphson_v3,  # Gremlin Server's alias for its GraphSON 3.0 serializer
+        }
         self._user: str | None = None
         self._awaiting_auth: RequestMessage | None = None
         self._failed_logins = 0
@@ -98,14 +111,10 @@ class Connection:
         try:
             while (message := await self._receive()) is not None:
                 self._last_active = time.monotonic()
-                if message.type == WSMsgType.BINARY:
-                    request = await self._guarded(self._admit(message.data), None)
+                if message.type in (WSMsgType.BINARY, WSMsgType.TEXT):
+                    request = await self._guarded(self._admit(message.data), None, _DEFAULT_REPLY)
                     if request is not None:
                         await self._start(request)
-                elif message.type == WSMsgType.TEXT:
-                    await self._send_error(
-                        None, Status.REQUEST_ERROR_MALFORMED_REQUEST, "send requests as binary frames"
-                    )
                 elif message.type == WSMsgType.ERROR:
                     log.warning("connection %s from %s dropped: %s", self.id, self._peer, self.ws.exception())
                     break
@@ -196,13 +205,13 @@ class Connection:
         """Run one request and stream its response (a task of its own); abandons the connection if the
         client is gone."""
         try:
-            await self._guarded(self._respond(request), request.request_id)
+            await self._guarded(self._respond(request), request.request_id, request.reply)
         except ClientGone as exc:
             if self._transport is not None and not self._transport.is_closing():  # else already ending
                 log.warning("connection %s from %s abandoned: %s", self.id, self._peer, exc)
                 self._transport.abort()  # ends the reader, which cancels the other requests
 
-    async def _guarded(self, work: Awaitable[T], request_id: Any) -> T | None:
+    async def _guarded(self, work: Awaitable[T], request_id: Any, reply: Reply) -> T | None:
         """Await ``work``; a bug in it costs that request only: it is logged and answered with 500."""
         try:
             return await work
@@ -211,7 +220,7 @@ class Connection:
         except Exception:
             log.exception("connection %s: answering a request failed", self.id)
             await self._send_error(
-                request_id, Status.SERVER_ERROR, "internal server error (see the server log)"
+                request_id, Status.SERVER_ERROR, "internal server error (see the server log)", reply=reply
             )
             return None
 
@@ -222,35 +231,45 @@ class Connection:
         except (TimeoutError, OSError):
             log.info("connection %s: closing handshake did not complete", self.id)
 
-    async def _admit(self, frame: bytes) -> RequestMessage | None:
-        """Check a frame's size and MIME type, decode it and pass it through authentication; returns the
-        request to run, if any. Before the login only small frames are decoded; big ones are decoded on a
-        worker thread so that the event loop keeps serving everyone else. Malformed frames and the SASL
-        exchange are answered here."""
-        if not self.authenticated and len(frame) > self._limits.login_frame_bytes:
+    async def _admit(self, frame: bytes | str) -> RequestMessage | None:
+        """Check a frame's size and serializer, decode it and pass it through authentication; returns the
+        request to run, if any. A binary frame names its serializer in its MIME header, a text frame is
+        GraphSON 3.0; the request is answered in the same serializer and kind of frame. Before the login only
+        small frames are decoded; big ones are decoded on a worker thread so that the event loop keeps serving
+        everyone else. Malformed frames and the SASL exchange are answered here."""
+        size = len(frame) if isinstance(frame, bytes) else len(frame.encode())
+        if not self.authenticated and size > self._limits.login_frame_bytes:
             reason = (
                 f"log in first: frames before the login are limited to {self._limits.login_frame_bytes} bytes"
             )
             await self.ws.close(code=WSCloseCode.MESSAGE_TOO_BIG, message=reason.encode()[:120])
-            raise ClientGone(f"a frame of {len(frame)} bytes before the login")
+            raise ClientGone(f"a frame of {size} bytes before the login")
+        reply = _DEFAULT_REPLY
         try:
-            mime, body = split_mime_header(frame)
-            if mime != self._codec.mime_type:
-                await self._refuse_serializer(mime)
-            if len(body) > DECODE_ON_LOOP_BYTES:
-                request = await asyncio.get_running_loop().run_in_executor(
-                    None, self._codec.decode_request, body
-                )
+            if isinstance(frame, str):
+                reply, body = Reply(GRAPHSON_V3, text=True), frame
             else:
-                request = self._codec.decode_request(body)
+                mime, body = split_mime_header(frame)
+                if mime not in self._codecs:
+                    raise MalformedRequest(
+                        f"the serializer {mime} is not served; use one of {', '.join(self._codecs)}",
+                        status=Status.REQUEST_ERROR_INVALID_REQUEST_ARGUMENTS,
+                    )
+                reply = Reply(mime)
+            decode = self._codecs[reply.mime_type].decode_request
+            if size > DECODE_ON_LOOP_BYTES:
+                request = await asyncio.get_running_loop().run_in_executor(None, decode, body)
+            else:
+                request = decode(body)
         except MalformedRequest as exc:
             log.warning("connection %s: malformed request: %s", self.id, exc)
-            await self._send_error(exc.request_id, exc.status, str(exc))
+            await self._send_error(exc.request_id, exc.status, str(exc), reply=reply)
             return None
+        request = dataclasses.replace(request, reply=reply)
         if not self.authenticated:
             return await self._authenticate(request)
         if request.op == "authentication":
-            await self._send(ResponseMessage(request.request_id, Status.NO_CONTENT), materialize=False)
+            await self._send(ResponseMessage(request.request_id, Status.NO_CONTENT), False, request.reply)
             return None
         return request
 
@@ -263,17 +282,14 @@ class Connection:
             )
         except InvalidRequest as exc:
             await self._send_error(
-                request.request_id, Status.REQUEST_ERROR_INVALID_REQUEST_ARGUMENTS, str(exc)
+                request.request_id,
+                Status.REQUEST_ERROR_INVALID_REQUEST_ARGUMENTS,
+                str(exc),
+                reply=request.reply,
             )
             return
         outcome = await self._operations.run(request, options, self.id)
         await self._send_outcome(request, outcome, options)
-
-    async def _refuse_serializer(self, mime: str) -> None:
-        """Responses could not be read by a client expecting another format: close with a reason instead."""
-        reason = f"{mime} is not served; use {self._codec.mime_type}"
-        await self.ws.close(code=WSCloseCode.UNSUPPORTED_DATA, message=reason.encode()[:120])
-        raise ClientGone(reason)
 
     async def _authenticate(self, request: RequestMessage) -> RequestMessage | None:
         """SASL PLAIN: challenge with 407, check the answer; returns the request to run once authenticated.
@@ -288,19 +304,21 @@ class Connection:
                     Status.UNAUTHORIZED,
                     f"authenticate first: request {self._awaiting_auth.request_id} is waiting for the SASL "
                     "answer",
+                    reply=request.reply,
                 )
                 return None
             self._awaiting_auth = request
             await self._send(
                 ResponseMessage(request.request_id, Status.AUTHENTICATE, "authentication required"),
-                materialize=False,
+                False,
+                request.reply,
             )
             return None
         wait = self._throttle.retry_after(self._address) if self._throttle is not None else 0.0
         if wait > 0:
             message = f"too many failed logins from {self._address}; retry in {wait:.0f} s"
             log.warning("connection %s from %s: login refused, %s", self.id, self._peer, message)
-            await self._send_error(request.request_id, Status.UNAUTHORIZED, message)
+            await self._send_error(request.request_id, Status.UNAUTHORIZED, message, reply=request.reply)
             raise ClientGone(message)
         sasl = request.args.get("sasl")
         loop = asyncio.get_running_loop()
@@ -314,7 +332,10 @@ class Connection:
                 self._throttle.failed(self._address)
             log.warning("connection %s from %s: failed login", self.id, self._peer)
             await self._send_error(
-                request.request_id, Status.UNAUTHORIZED, "Username and/or password are incorrect"
+                request.request_id,
+                Status.UNAUTHORIZED,
+                "Username and/or password are incorrect",
+                reply=request.reply,
             )
             if self._failed_logins >= MAX_FAILED_LOGINS:
                 raise ClientGone(f"{MAX_FAILED_LOGINS} failed logins")
@@ -323,17 +344,21 @@ class Connection:
         log.info("connection %s from %s: authenticated as %s", self.id, self._peer, user)
         pending, self._awaiting_auth = self._awaiting_auth, None
         if pending is None:
-            await self._send(ResponseMessage(request.request_id, Status.NO_CONTENT), materialize=False)
+            await self._send(ResponseMessage(request.request_id, Status.NO_CONTENT), False, request.reply)
         return pending
 
     async def _send_outcome(self, request: RequestMessage, outcome: Outcome, options: RequestOptions) -> None:
         if outcome.status not in (Status.SUCCESS, Status.NO_CONTENT):
             attributes = {"exceptions": [outcome.exception]} if outcome.exception else {}
-            await self._send_error(request.request_id, outcome.status, outcome.message or "", attributes)
+            await self._send_error(
+                request.request_id, outcome.status, outcome.message or "", attributes, reply=request.reply
+            )
             return
         done = {"host": self._peer}
         if outcome.results is None:
-            await self._send(ResponseMessage(request.request_id, Status.NO_CONTENT, attributes=done), False)
+            await self._send(
+                ResponseMessage(request.request_id, Status.NO_CONTENT, attributes=done), False, request.reply
+            )
             return
         results, size = outcome.results, options.batch_size
         for start in range(0, len(results), size):
@@ -345,23 +370,25 @@ class Connection:
                 data=results[start : start + size],
             )
             try:
-                frame = await self._encode(response, options.materialize)
+                frame = await self._encode(response, options.materialize, request.reply)
             except (UnserializableResult, ArithmeticError, ValueError, TypeError) as exc:
                 log.warning("connection %s: result not serializable: %s", self.id, exc)
                 await self._send_error(
                     request.request_id,
                     Status.SERVER_ERROR_SERIALIZATION,
                     f"a result could not be serialized: {exc}",
+                    reply=request.reply,
                 )
                 return
-            await self._write(frame)
+            await self._write(frame, request.reply)
 
-    async def _encode(self, response: ResponseMessage, materialize: bool) -> bytes:
-        """Serialize a response; a big one (e.g. a fold() of a million values) on a worker thread, so that the
-        event loop keeps serving everyone else meanwhile."""
+    async def _encode(self, response: ResponseMessage, materialize: bool, reply: Reply) -> bytes:
+        """Serialize a response in the request's serializer; a big one (e.g. a fold() of a million values) on a
+        worker thread, so that the event loop keeps serving everyone else meanwhile."""
+        codec = self._codecs[reply.mime_type]
         if not _holds_more_than(response.data or (), ENCODE_ON_LOOP_ITEMS):
-            return self._codec.encode_response(response, materialize=materialize)
-        encode = functools.partial(self._codec.encode_response, response, materialize=materialize)
+            return codec.encode_response(response, materialize=materialize)
+        encode = functools.partial(codec.encode_response, response, materialize=materialize)
         return await asyncio.get_running_loop().run_in_executor(None, encode)
 
     async def _send_error(
@@ -370,13 +397,17 @@ class Connection:
         status: Status,
         message: str,
         attributes: dict[str, Any] | None = None,
+        *,
+        reply: Reply,
     ) -> None:
-        await self._send(ResponseMessage(request_id, status, message, attributes or {}), materialize=False)
+        await self._send(ResponseMessage(request_id, status, message, attributes or {}), False, reply)
 
-    async def _send(self, response: ResponseMessage, materialize: bool) -> None:
-        await self._write(self._codec.encode_response(response, materialize=materialize))
+    async def _send(self, response: ResponseMessage, materialize: bool, reply: Reply) -> None:
+        await self._write(
+            self._codecs[reply.mime_type].encode_response(response, materialize=materialize), reply
+        )
 
-    async def _write(self, frame: bytes) -> None:
+    async def _write(self, frame: bytes, reply: Reply) -> None:
         """Send one frame once no other is being sent, giving up on clients that do not read it within the
         write timeout."""
         try:
@@ -384,7 +415,10 @@ class Connection:
                 if self.ws.closed:
                     raise ClientGone("the client closed the connection")
                 async with asyncio.timeout(self._limits.write_timeout):
-                    await self.ws.send_bytes(frame)
+                    if reply.text:
+                        await self.ws.send_str(frame.decode())
+                    else:
+                        await self.ws.send_bytes(frame)
         except TimeoutError as exc:
             raise ClientGone(
                 f"the client did not read a response within {self._limits.write_timeout:g} s"

@@ -56,16 +56,17 @@ from gremlin_python.structure.io.graphbinaryV1 import (
     _GraphBinaryTypeIO,
     int32_unpack,
 )
-from gremlin_python.structure.io.util import SymbolUtil
 
 from lineage_platform.graph.embedded.server.messages import (
+    GRAPHBINARY_V1,
     MalformedRequest,
     RequestMessage,
     ResponseMessage,
     Status,
 )
+from lineage_platform.graph.embedded.server.values import ScriptLambda, enum_member
 
-MIME_TYPE = "application/vnd.graphbinary-v1.0"
+MIME_TYPE = GRAPHBINARY_V1
 VERSION = 0x81
 NULL = b"\xfe\x01"
 _INT32 = range(-(2**31), 2**31)
@@ -75,22 +76,6 @@ _STATUS = struct.Struct(">i")
 
 class UnserializableResult(TypeError):
     """A result value has no GraphBinary representation."""
-
-
-class ScriptLambda:
-    """A lambda argument as sent by a client: the script text and its language, never executed here."""
-
-    def __init__(self, language: str, script: str, arity: int) -> None:
-        self.language = language
-        self.script = script
-        self.arity = arity
-
-    def __call__(self) -> tuple[str, str]:
-        """gremlinpython's lambda convention: calling it yields (script, language)."""
-        return self.script, self.language
-
-    def __repr__(self) -> str:
-        return f"lambda[{self.language}: {self.script}]"
 
 
 def _read_predicate(factory: type[P]) -> Callable[[io.BytesIO, GraphBinaryReader], P]:
@@ -145,15 +130,10 @@ class _StrategyReader(_GraphBinaryTypeIO):
 
 
 def _enum_reader(enum: type[Enum]) -> type[_GraphBinaryTypeIO]:
-    """A reader for one enum type: the snake_case of the wire name, as gremlinpython reads it, or that name with
-    the trailing underscore Python keywords and builtins get (gremlinpython's reader misses those)."""
+    """A reader for one enum type, by the value's wire name (see `enum_member`)."""
 
     def read(buff: io.BytesIO, reader: GraphBinaryReader) -> Enum:
-        name = SymbolUtil.to_snake_case(str(reader.to_object(buff)))
-        member = enum.__members__.get(name) or enum.__members__.get(name + "_")
-        if member is None:
-            raise ValueError(f"{name!r} is not a {enum.__name__} value")
-        return member
+        return enum_member(enum, str(reader.to_object(buff)))
 
     class _EnumReader(_GraphBinaryTypeIO):
         @classmethod

@@ -1,8 +1,9 @@
 """The Gremlin Server request/response envelope, independent of the wire format.
 
-A request frame starts with a one-byte MIME-type length and the MIME type naming the serializer
-(``application/vnd.graphbinary-v1.0``); the rest is the serialized RequestMessage. Responses carry no
-MIME header. :func:`split_mime_header` separates the two parts; the codecs (``graphbinary.py``) turn
+A binary request frame starts with a one-byte MIME-type length and the MIME type naming the serializer
+(``application/vnd.graphbinary-v1.0``, ``application/vnd.gremlin-v3.0+json``, ...); the rest is the serialized
+RequestMessage. A text frame is GraphSON 3.0 JSON without that header. Responses carry no MIME header.
+:func:`split_mime_header` separates the two parts; the codecs (``graphbinary.py``, ``graphson_wire.py``) turn
 the body into a :class:`RequestMessage` and a :class:`ResponseMessage` into bytes.
 """
 
@@ -50,14 +51,27 @@ class MalformedRequest(Exception):
         self.status = status
 
 
+GRAPHBINARY_V1 = "application/vnd.graphbinary-v1.0"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """How a request is answered: in the serializer its MIME header named, in frames of the kind it came in
+    (text frames carry GraphSON 3.0 without a header, as Gremlin Server reads them)."""
+
+    mime_type: str = GRAPHBINARY_V1
+    text: bool = False
+
+
 @dataclass(frozen=True)
 class RequestMessage:
-    """One client request: which op of which processor, with its arguments."""
+    """One client request: which op of which processor, with its arguments, and how to answer it."""
 
     request_id: uuid.UUID
     op: str
     processor: str
     args: dict[Any, Any]
+    reply: Reply = Reply()
 
 
 @dataclass(frozen=True)

@@ -101,7 +101,7 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 class GremlinServer:
-    """Serves a graph over the Gremlin Server WebSocket protocol (GraphBinary v1)."""
+    """Serves a graph over the Gremlin Server WebSocket protocol (GraphBinary v1, GraphSON 3.0 and 2.0)."""
 
     def __init__(
         self, graph: GraphBackend, settings: ServerSettings, authenticator: Authenticator | None
