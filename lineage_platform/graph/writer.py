@@ -526,7 +526,8 @@ class LineageWriter:
         )
         for key, result in zip(keys, results):
             self._ids[key] = result["id"]
-        return [result["createTime"] == token for result in results]
+        # an element matched without a createTime (written by another tool) was not created by this flush
+        return [result.get("createTime") == token for result in results]
 
     def _upsert_edges(
         self,
@@ -554,7 +555,9 @@ class LineageWriter:
             .by(__.values("createTime"))
             .to_list()
         )
-        created = [(row, result["id"]) for row, result in zip(rows, results) if result["createTime"] == token]
+        created = [
+            (row, result["id"]) for row, result in zip(rows, results) if result.get("createTime") == token
+        ]
         if created_ops is not None:
             for row, edge_id in created:
                 match = dict(row["match"])
