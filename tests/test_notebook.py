@@ -79,7 +79,8 @@ def this_python_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 @pytest.mark.slow
-def test_notebook_runs_gremlin_cells(this_python_kernel: str) -> None:
+def test_notebook_runs_gremlin_cells(this_python_kernel: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LINEAGE_GRAPH_SCHEMA", "open")  # the kernel's toy graph is not a lineage graph
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in CELLS])
     client = NotebookClient(
         notebook, kernel_name=this_python_kernel, timeout=60, resources={"metadata": {"path": str(REPO)}}
@@ -87,6 +88,7 @@ def test_notebook_runs_gremlin_cells(this_python_kernel: str) -> None:
     with pytest.raises(CellExecutionError, match="unknown step 'outt'"):
         client.execute()  # the last cell's bad traversal fails the cell, as a notebook run in CI must notice
 
+    assert notebook.cells[1].outputs[0].text == "gremlin: graph memory: (from --graph)\n"  # said once per graph
     table_output = notebook.cells[2].outputs[0]
     assert table_output.output_type == "execute_result"
     assert "<table" in table_output.data["text/html"] and "orders" in table_output.data["text/html"]

@@ -159,18 +159,36 @@ def quiet_driver_log() -> None:
     logging.getLogger("gremlinpython").setLevel(logging.CRITICAL)
 
 
-def _remote_connection(url: str, outbox: bool | None) -> Any:
+_MAX_MESSAGE_BYTES = 10 * 1024 * 1024  # gremlinpython's own default for a WebSocket frame
+
+
+def _driver_options() -> dict[str, Any]:
+    """What every gremlinpython driver object here is made with: the configured credentials, JanusGraph's
+    GraphBinary types, and a transport that also works inside a running event loop (``graph/transport.py``)."""
     from janusgraph_python.driver.serializer import JanusGraphBinarySerializersV1
+
+    from lineage_platform.graph.transport import transport_factory
 
     settings = load_settings()
     quiet_driver_log()
-    connection = ServerConnection(
-        url,
-        "g",
-        username=settings.graph_username or "",
-        password=settings.graph_password or "",
-        message_serializer=JanusGraphBinarySerializersV1(),
-    )
+    return {
+        "username": settings.graph_username or "",
+        "password": settings.graph_password or "",
+        "message_serializer": JanusGraphBinarySerializersV1(),
+        "transport_factory": transport_factory(max_content_length=_MAX_MESSAGE_BYTES),
+    }
+
+
+def script_client(url: str) -> Any:
+    """A gremlinpython driver ``Client`` submitting Gremlin script text to the server at ``url``."""
+    from gremlin_python.driver.client import Client
+
+    return Client(url, "g", **_driver_options())
+
+
+def _remote_connection(url: str, outbox: bool | None) -> Any:
+    settings = load_settings()
+    connection = ServerConnection(url, "g", **_driver_options())
     if settings.graph_outbox if outbox is None else outbox:
         from lineage_platform.graph.outbox import Outbox
 
