@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from gremlin_python.driver.client import Client
 from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
 from gremlin_python.driver.protocol import GremlinServerError
 from gremlin_python.driver.remote_connection import RemoteConnection, RemoteTraversal
@@ -126,6 +127,18 @@ def open_embedded(path: str | Path | None) -> Any:
 _AUTH_REFUSED = (401, 407)
 
 
+def _unreachable(url: str, exc: Exception) -> GraphError | None:
+    """The GraphError for a driver failure that means the server at ``url`` cannot be reached, else None."""
+    import aiohttp
+
+    if not isinstance(exc, OSError | TimeoutError | aiohttp.ClientError):
+        return None
+    return GraphError(
+        f"cannot reach the graph server at {url}: {exc or type(exc).__name__}",
+        hint=f"start the server, or check the URL given with --graph or {ENV_PREFIX}GRAPH_URL",
+    )
+
+
 class ServerConnection(DriverRemoteConnection):
     """A DriverRemoteConnection whose failures to reach the server or to log in become a GraphError naming the
     URL and what to do; the server's answers to the traversals themselves pass through unchanged."""
@@ -143,15 +156,11 @@ class ServerConnection(DriverRemoteConnection):
                 hint=f"check {ENV_PREFIX}GRAPH_USERNAME and {ENV_PREFIX}GRAPH_PASSWORD",
             ) from exc
         except Exception as exc:
-            import aiohttp
-
-            if not isinstance(exc, OSError | TimeoutError | aiohttp.ClientError):
+            error = _unreachable(self.url, exc)
+            if error is None:
                 raise
             self.close()
-            raise GraphError(
-                f"cannot reach the graph server at {self.url}: {exc or type(exc).__name__}",
-                hint=f"start the server, or check the URL given with --graph or {ENV_PREFIX}GRAPH_URL",
-            ) from exc
+            raise error from exc
 
 
 def quiet_driver_log() -> None:
@@ -179,11 +188,24 @@ def _driver_options() -> dict[str, Any]:
     }
 
 
-def script_client(url: str) -> Any:
-    """A gremlinpython driver ``Client`` submitting Gremlin script text to the server at ``url``."""
-    from gremlin_python.driver.client import Client
+class ScriptClient(Client):
+    """A driver Client for Gremlin script text whose failure to reach the server is a GraphError, as through
+    :class:`ServerConnection`."""
 
-    return Client(url, "g", **_driver_options())
+    def submit_async(self, message: Any, bindings: Any = None, request_options: Any = None) -> Any:
+        """Submit like Client; an unreachable server raises GraphError."""
+        try:
+            return super().submit_async(message, bindings, request_options)
+        except Exception as exc:
+            error = _unreachable(self._url, exc)
+            if error is None:
+                raise
+            raise error from exc
+
+
+def script_client(url: str) -> ScriptClient:
+    """A driver client submitting Gremlin script text to the server at ``url`` (the console's remote path)."""
+    return ScriptClient(url, "g", **_driver_options())
 
 
 def _remote_connection(url: str, outbox: bool | None) -> Any:

@@ -27,8 +27,13 @@ class LoopThreadTransport(AiohttpTransport):
         return self._worker.submit(method, *args).result()
 
     def connect(self, url: str, headers: Any = None) -> None:
-        """Open the WebSocket (on the worker thread)."""
-        self._on_worker(super().connect, url, headers)
+        """Open the WebSocket (on the worker thread); when that fails, close what was opened (the driver drops
+        a connection that failed to connect without closing it, and aiohttp would warn at exit)."""
+        try:
+            self._on_worker(super().connect, url, headers)
+        except BaseException:
+            self.close()
+            raise
 
     def write(self, message: bytes) -> None:
         """Send one request frame (on the worker thread)."""
