@@ -24,7 +24,12 @@ HEADER = (
     "<!-- Generated from the click commands by `make docs` (python -m lineage_platform.cli_reference docs/cli.md).\n"
     "     Do not edit by hand: tests/test_docs.py fails when this page and the code disagree. -->\n\n"
     "Every option can also be set through the environment variable shown next to it (`LINEAGE_*`); an explicit\n"
-    "option wins over the variable, the variable over the default.\n\n"
+    "option wins over the variable, the variable over the default. An option whose meaning differs between commands\n"
+    "has one variable per command, named after the command path (`LINEAGE_NETFLOW_QUERY_ENGINE`,\n"
+    "`LINEAGE_SQL_LINEAGE_FORMAT`, `LINEAGE_ORC_READ_OUTPUT`), so setting it for one command leaves the others alone.\n\n"
+    "Results go to stdout, progress bars and logs to stderr, so `lineage … > file` or `| jq` gets the results only;\n"
+    "piped or redirected, tables are printed at their full width (not cut at 80 columns; `COLUMNS` still wins).\n"
+    "`-h` is `--help` on every command. A `ws://` graph server that cannot be reached is one error line naming the URL.\n\n"
     "A command that fails prints one line on stderr, `Error: what went wrong (what to do)`, and exits non-zero:\n"
     "2 for a bad option or argument, 1 for anything else, 130 on Ctrl-C. `LINEAGE_DEBUG=1` shows the traceback of\n"
     "an unexpected error instead (report those: they are bugs).\n"
@@ -46,9 +51,10 @@ class CommandEntry:
 
 
 def _context(command: click.Command, name: str, parent: click.Context | None) -> click.Context:
+    settings = {**command.context_settings, "terminal_width": HELP_WIDTH, "max_content_width": HELP_WIDTH}
     return click.Context(
-        command, info_name=name, parent=parent, terminal_width=HELP_WIDTH, max_content_width=HELP_WIDTH
-    )
+        command, info_name=name, parent=parent, **settings
+    )  # as the CLI makes it (-h, --help)
 
 
 def walk(command: click.Command = cli, name: str = "lineage") -> Iterator[CommandEntry]:

@@ -1,7 +1,11 @@
 """IPython extension: ``%load_ext lineage_platform.notebook`` registers the ``%gremlin`` and ``%%gremlin`` magics.
 
 ``%gremlin g.V().count().next()`` runs one line; a ``%%gremlin`` cell runs every statement of the cell and
-returns the result of the last one. ``--graph URL`` picks the graph (default: the configured graph URL).
+returns the result of the last one. The graph is ``--graph URL`` when given, else the notebook's graph set with
+``%lineage_graph URL``, else ``LINEAGE_GRAPH_URL`` when that is set; with none of them the magic refuses rather
+than open an empty default graph. The first use of each graph prints which graph it is and where the choice came
+from. ``%lineage_graph`` without a URL shows the current choice. Embedded and ``ws://`` graphs both work inside the
+kernel's running event loop (the driver's transport runs on a thread of its own, see ``graph/transport.py``).
 The result is a pandas DataFrame when it is tabular (vertices/edges as id/label/property rows, or maps whose
 values are all scalars), the single value for ``next()``/``tryNext()``/``hasNext()``, else the list of results.
 On the embedded engine, notebook variables can be used by name: ``%gremlin g.V().has('name', table_name)``.
@@ -9,17 +13,25 @@ On the embedded engine, notebook variables can be used by name: ``%gremlin g.V()
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
 import pandas as pd
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 
+from lineage_platform.config import ENV_PREFIX
 from lineage_platform.console.session import GremlinSession, StatementResult
 from lineage_platform.console.tabular import tabulate
 from lineage_platform.errors import LineageError
+
+GRAPH_ENV = f"{ENV_PREFIX}GRAPH_URL"
+NO_GRAPH = (
+    f"no graph chosen: add --graph URL, or run %lineage_graph URL once, or set {GRAPH_ENV} "
+    "(URL: embedded:PATH, memory: or ws://host:port/gremlin)"
+)
 
 _GRAPH_OPTION = re.compile(r"^\s*--graph(?:=|\s+)(\S+)")
 
@@ -55,13 +67,33 @@ class GremlinMagics(Magics):
 
     def __init__(self, shell: InteractiveShell) -> None:
         super().__init__(shell)
-        self.sessions: dict[str | None, GremlinSession] = {}
+        self.sessions: dict[str, GremlinSession] = {}
+        self.graph_url: str | None = None  # set by %lineage_graph
 
-    def session(self, url: str | None) -> GremlinSession:
-        """The open session for ``url``, connecting on first use."""
+    def chosen_graph(self, url: str | None) -> tuple[str, str]:
+        """The graph URL a magic uses and where the choice came from; UsageError when nothing chose one."""
+        if url:
+            return url, "--graph"
+        if self.graph_url:
+            return self.graph_url, "%lineage_graph"
+        if os.environ.get(GRAPH_ENV):
+            return os.environ[GRAPH_ENV], GRAPH_ENV
+        raise UsageError(NO_GRAPH)
+
+    def session(self, url: str, origin: str) -> GremlinSession:
+        """The open session for ``url``, connecting on first use and saying which graph that is."""
         if url not in self.sessions:
             self.sessions[url] = GremlinSession(url)
+            print(f"gremlin: graph {url} (from {origin})")
         return self.sessions[url]
+
+    @line_magic
+    def lineage_graph(self, line: str) -> str:
+        """``%lineage_graph URL`` sets the graph of the magics that have no ``--graph``; without URL, shows it."""
+        url = line.strip()
+        if url:
+            self.graph_url = url
+        return self.chosen_graph(None)[0]
 
     @line_cell_magic
     def gremlin(self, line: str, cell: str | None = None) -> Any:
@@ -71,7 +103,7 @@ class GremlinMagics(Magics):
         if not text.strip():
             raise UsageError("no traversal given: %gremlin g.V().limit(5)  or a %%gremlin cell")
         try:
-            session = self.session(url)
+            session = self.session(*self.chosen_graph(url))
             bindings = None if session.is_remote else self.user_variables()
             return notebook_value(list(session.evaluate(text, bindings)))
         except LineageError as exc:

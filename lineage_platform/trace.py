@@ -89,6 +89,12 @@ class LineageGraph:
     edges: list[Edge] = field(default_factory=list)
     processes: dict[str, Process] = field(default_factory=dict)  # by process qualifiedName
     notes: list[str] = field(default_factory=list)
+    starts: list[Any] = field(default_factory=list)  # a table's columns, when it is traced at column level
+
+    @property
+    def start_ids(self) -> list[Any]:
+        """The vertices the search starts from: the root, or the root table's columns (``starts``)."""
+        return self.starts or [self.root]
 
     @property
     def partial(self) -> bool:
@@ -211,7 +217,8 @@ def trace(
 ) -> LineageGraph:
     """Trace the lineage of a table or column (``db.table`` or ``db.table.column``).
 
-    ``level`` defaults to the level of the named vertex; ``include_selects`` also follows plain SELECTs to
+    ``level`` defaults to the level of the named vertex; a table traced at column level is traced from all its
+    columns (listed in ``starts``); ``include_selects`` also follows plain SELECTs to
     their temporary results (read-only consumers). The result holds every reached vertex with its depth,
     the edges between them, and the provenance of every process on those edges.
     """
@@ -219,6 +226,10 @@ def trace(
     level = level or ("column" if root[T.label] == "column" else "table")
     result = LineageGraph(root=root[T.id], direction=direction, level=level)
     result.nodes[root[T.id]] = _node(root, 0)
+    if level == "column" and root[T.label] != "column":
+        for column in g.V(root[T.id]).out("hasColumn").element_map().to_list():
+            result.nodes[column[T.id]] = _node(column, 0)
+            result.starts.append(column[T.id])
     directions = ("up", "down") if direction == "both" else (direction,)
     deadline = time.monotonic() + timeout
     provenance: dict[str, Process] = {}  # processes the table hops brought, by qualifiedName
@@ -243,8 +254,10 @@ def _search(
 ) -> None:
     """Walk one direction level by level: one round trip per level brings the element maps of the vertices
     reached by the previous level together with their hops."""
-    visited = {result.root}
-    pending = {result.root: 0}  # reached vertices (id -> depth) whose element maps the next round trip brings
+    visited = {result.root, *result.starts}
+    pending = dict.fromkeys(
+        result.start_ids, 0
+    )  # reached vertices (id -> depth) whose element maps the next round trip brings
     hops_of = hop_rows.fold()  # built once, sent with every level
     hop = 0
     while pending:

@@ -87,6 +87,9 @@ def test_notebook_runs_gremlin_cells(this_python_kernel: str, open_schema: None)
     with pytest.raises(CellExecutionError, match="unknown step 'outt'"):
         client.execute()  # the last cell's bad traversal fails the cell, as a notebook run in CI must notice
 
+    assert (
+        notebook.cells[1].outputs[0].text == "gremlin: graph memory: (from --graph)\n"
+    )  # said once per graph
     table_output = notebook.cells[2].outputs[0]
     assert table_output.output_type == "execute_result"
     assert "<table" in table_output.data["text/html"] and "orders" in table_output.data["text/html"]

@@ -221,3 +221,22 @@ def test_impact_and_trace_commands_take_the_selects_option(tmp_path) -> None:
     assert "$result:" in traced.output
     plain = runner.invoke(cli, ["trace", "db.t", "--down", "--graph", graph, "--format", "json"])
     assert "$result:" not in plain.output
+
+
+def test_a_table_traced_at_column_level_is_traced_from_all_its_columns(paper_graph) -> None:
+    column_level = trace(paper_graph, "default.avgsalary", direction="up", level="column")
+    columns = {column_level.nodes[c].qualified_name for c in column_level.starts}
+    assert columns == {"default.avgsalary.dept", "default.avgsalary.avg_salary"}
+    assert _names(column_level) - columns - {"default.avgsalary"} == {
+        "default.empinfo.salary",
+        "default.employee.salary",
+        "default.empinfo.dept",
+        "default.department.name",
+    }
+    for column in column_level.starts:  # the same as tracing each column by itself
+        alone = trace(paper_graph, column_level.nodes[column].qualified_name, direction="up")
+        assert _names(alone) <= _names(column_level)
+    tree = column_level.to_tree().splitlines()
+    assert tree[0] == "default.avgsalary"
+    assert {line.split(" ", 1)[1] for line in tree if line[:2] in ("├─", "└─")} == columns
+    assert "│     └─▲ default.employee.salary [INSERT IDENTITY]" in tree  # under avg_salary's branch

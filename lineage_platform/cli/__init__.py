@@ -49,7 +49,7 @@ class LazyGroup(click.Group):
         return super().get_command(ctx, name)
 
 
-@click.group(cls=LazyGroup)
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="lineage-platform")
 def cli() -> None:
     """Data lineage for Hive/Spark warehouses, kept in a property graph."""

@@ -16,6 +16,7 @@ def export() -> None:
 @p.graph_url
 @p.option(
     "--output",
+    command="export openlineage",
     type=click.File("w"),
     default="-",
     show_default=True,

@@ -13,6 +13,7 @@ import click
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from lineage_platform.cli import params as p
+from lineage_platform.cli.output import console
 from lineage_platform.graph.graphson import IdStrategy, ProgressCallback
 
 
@@ -25,6 +26,7 @@ def _progress_bars() -> Iterator[ProgressCallback]:
         BarColumn(),
         TextColumn("{task.percentage:>5.1f}%"),
         TimeElapsedColumn(),
+        console=console(stderr=True),
     ) as progress:
 
         def update(phase: str, done: int, total: int) -> None:

@@ -17,9 +17,11 @@ def gremlin(graph_url: str | None, script_file: Path | None) -> None:
 
     A ws:// graph is reached with GraphBinary 1.0, which `lineage graph serve`, JanusGraph Server and Gremlin
     Server all serve (`lineage graph serve` also serves GraphSON 3.0 and 2.0 to other clients)."""
+    from lineage_platform.cli.output import console
     from lineage_platform.console import run_console, run_script
 
+    out, err = console(), console(stderr=True)
     if script_file is None:
-        run_console(graph_url)
-    elif not run_script(script_file, graph_url):
+        run_console(graph_url, out=out, err=err)
+    elif not run_script(script_file, graph_url, out, err):
         raise click.ClickException(f"{script_file} stopped at a failing statement")

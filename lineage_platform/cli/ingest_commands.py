@@ -109,8 +109,7 @@ def logs(
     strict: bool,
 ) -> LoadSummary:
     """Load job logs at PATHS (files or folders) into the lineage graph with Spark."""
-    from rich.console import Console
-
+    from lineage_platform.cli.output import console
     from lineage_platform.ingest.budget import ParseBudget
     from lineage_platform.ingest.bulk_load import LoadOptions, bulk_load
     from lineage_platform.ingest.report import RichLoadProgress, summary_table
@@ -130,9 +129,9 @@ def logs(
         checkpoint_every=checkpoint_every,
         budget=ParseBudget(parse_max_bytes, parse_max_seconds),
     )
-    with RichLoadProgress() as progress:
+    with RichLoadProgress(console(stderr=True)) as progress:
         summary = bulk_load(options, progress)
-    Console().print(summary_table(summary))
+    console().print(summary_table(summary))
     if strict and (summary.bad_records or summary.parse_failed):
         raise click.ClickException(f"rejected input: see {summary.rejected_file}")
     return summary

@@ -71,13 +71,12 @@ def remove(name: str, label_texts: tuple[str, ...], graph_url: str | None) -> No
 @p.graph_url
 def propagate(rules: str | None, seeds: tuple[str, ...], graph_url: str | None) -> None:
     """Spread labels along lineage until nothing changes, and store the result."""
-    from rich.console import Console
-
+    from lineage_platform.cli.output import console as make_console
     from lineage_platform.graph import connect
     from lineage_platform.labels import RuleSet
     from lineage_platform.labels import propagate as run_propagate
 
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
     with console.status("propagating labels") as status:
         summary = run_propagate(
             connect(graph_url),

@@ -75,6 +75,7 @@ def choose(query_log: Path, threshold: float, max_attributes: int) -> None:
 @p.option("--bucket-minutes", type=click.IntRange(min=1), default=60, show_default=True, help="Time bucket.")
 @p.option(
     "--engine",
+    command="netflow ingest",
     type=click.Choice(["arrow", "spark"]),
     default="arrow",
     show_default=True,
@@ -141,6 +142,7 @@ def ingest(
 @p.option(
     "--engine",
     "query_engine",
+    command="netflow query",
     type=click.Choice(["duckdb", "arrow"]),
     default="duckdb",
     show_default=True,

@@ -53,15 +53,18 @@ def _rows(text: str | None) -> tuple[int, int] | None:
     "--where", default=None, help="ANDed `column op constant` tests, e.g. \"id >= 10 AND city = 'Oslo'\"."
 )
 @p.option("--rows", "row_range", default=None, help="Row range START:STOP (file row numbers).")
-@p.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["table", "jsonl", "parquet"]),
-    default="table",
-    show_default=True,
-    help="Output: aligned text table, JSON lines, or a Parquet file (needs --output).",
+@p.output_format(
+    "orc read",
+    ["table", "jsonl", "parquet"],
+    "table",
+    "Output: aligned text table, JSON lines, or a Parquet file (needs --output).",
 )
-@p.option("--output", default=None, help="File to write (required for parquet; default stdout otherwise).")
+@p.option(
+    "--output",
+    command="orc read",
+    default=None,
+    help="File to write (required for parquet; default stdout otherwise).",
+)
 def read(
     path: str,
     user: str,

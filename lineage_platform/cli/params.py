@@ -1,4 +1,6 @@
-"""Every CLI option defined once. Each option's env var is ``LINEAGE_`` + its name in upper snake case."""
+"""Every CLI option defined once. Each option's env var is ``LINEAGE_`` + its name in upper snake case; an option
+whose meaning differs between commands (``--engine``, ``--format``, ``--output``) is named per command instead:
+``LINEAGE_`` + command path + name, e.g. ``LINEAGE_NETFLOW_QUERY_ENGINE``."""
 
 from __future__ import annotations
 
@@ -10,10 +12,21 @@ import click
 from lineage_platform.config import ENV_PREFIX
 
 
-def option(*decls: str, **kwargs: Any):
-    """A click option whose environment variable is derived from its long name with the LINEAGE_ prefix."""
+def env_var(long_name: str, command: str | None = None) -> str:
+    """The env var of option ``--long-name``, namespaced by ``command`` (e.g. "netflow query") when given.
+
+    >>> env_var("--batch-size"), env_var("--engine", "netflow query")
+    ('LINEAGE_BATCH_SIZE', 'LINEAGE_NETFLOW_QUERY_ENGINE')
+    """
+    words = [*(command.split() if command else []), long_name[2:].split("/")[0]]
+    return ENV_PREFIX + "_".join(words).replace("-", "_").upper()
+
+
+def option(*decls: str, command: str | None = None, **kwargs: Any):
+    """A click option whose environment variable is its long name with the LINEAGE_ prefix; ``command`` (its path
+    under ``lineage``) namespaces the variable, for options whose meaning differs between commands."""
     long = next(d for d in decls if d.startswith("--"))
-    kwargs.setdefault("envvar", ENV_PREFIX + long[2:].split("/")[0].replace("-", "_").upper())
+    kwargs.setdefault("envvar", env_var(long, command))
     kwargs.setdefault("show_envvar", True)
     return click.option(*decls, **kwargs)
 
@@ -53,7 +66,21 @@ graph_url = option(
     default=None,
     help="Graph to use: embedded:PATH (default ~/.lineage/graph) or ws://host:port/gremlin.",
 )
-output_format = option("--format", "output_format", default="text", help="Output format.")
+
+
+def output_format(command: str, choices: list[str], default: str, help: str):
+    """``--format``: the choices differ per command, so its env var does too (``LINEAGE_SQL_LINEAGE_FORMAT``)."""
+    return option(
+        "--format",
+        "output_format",
+        command=command,
+        type=click.Choice(choices),
+        default=default,
+        show_default=True,
+        help=help,
+    )
+
+
 policy_file = option(
     "--policy",
     "policy_file",

@@ -20,7 +20,7 @@ def sql() -> None:
 @click.argument("file", type=click.File("r", encoding="utf-8"), default="-")
 @p.dialect
 @p.schema_file
-@p.output_format
+@p.output_format("sql lineage", ["text", "json"], "text", "Output: readable text or JSON records.")
 @p.default_db
 @p.udf_rules
 @p.option(
@@ -44,8 +44,6 @@ def lineage(
     from lineage_platform.sql.schema_file import load_schema
     from lineage_platform.sql.text_report import format_text
 
-    if output_format not in ("json", "text"):
-        raise SqlError(f"unknown --format {output_format!r}", hint="use --format json or --format text")
     schema = load_schema(schema_file) if schema_file else None
     rules = load_function_rules(udf_rules_file) if udf_rules_file else None
     records = extract_lineage(

@@ -18,7 +18,10 @@ FORMATS = ("tree", "json", "dot", "svg", "html")
 @click.option("--both", "direction", flag_value="both", help="Trace both ways.")
 @p.depth
 @click.option(
-    "--level", type=click.Choice(["table", "column"]), default=None, help="Level (default: the name's)."
+    "--level",
+    type=click.Choice(["table", "column"]),
+    default=None,
+    help="Level (default: the name's); a table at column level is traced from all its columns.",
 )
 @click.option("--include-weak", is_flag=True, help="Also follow weak (filter/join/group-by) column edges.")
 @p.selects(default=False)
@@ -101,9 +104,9 @@ def impact(
     the plain SELECTs that read them: kind result)."""
     import json
 
-    from rich.console import Console
     from rich.table import Table
 
+    from lineage_platform.cli.output import console
     from lineage_platform.graph import connect
     from lineage_platform.impact import impact as run_impact
 
@@ -123,6 +126,6 @@ def impact(
             ", ".join(sorted(entry.users)),
             entry.last_run or "",
         )
-    Console().print(table)
+    console().print(table)
     for note in report.notes:
         click.echo(f"note: {note}")

@@ -34,9 +34,9 @@ def advise(
     table: str, margin: int, partition_columns: tuple[str, ...], output_format: str, graph_url
 ) -> None:
     """Per-column TTL advice for TABLE with the jobs and filters it rests on."""
-    from rich.console import Console
     from rich.table import Table
 
+    from lineage_platform.cli.output import console as make_console
     from lineage_platform.graph import connect
     from lineage_platform.ttl import PARTITION_COLUMNS
     from lineage_platform.ttl import advise as run_advise
@@ -60,7 +60,7 @@ def advise(
         reach = "unused" if column.unused else _days(column.reads_back_days)
         advised = "-" if column.unused else _days(column.recommended_ttl_days)
         view.add_row(column.column, reach, column.no_advice_reason or advised, evidence)
-    console = Console()
+    console = make_console()
     console.print(view)
     console.print(
         f"table: {advice.no_advice_reason or f'keep {advice.recommended_ttl_days} d'}", highlight=False

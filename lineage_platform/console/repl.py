@@ -105,22 +105,30 @@ def _enable_history(path: Path) -> Callable[[], None]:
     return lambda: readline.write_history_file(path)
 
 
-def run_console(url: str | None = None, history_file: Path = HISTORY_FILE) -> None:
-    """Start the interactive console on the graph at ``url`` (default: the configured graph)."""
+def run_console(
+    url: str | None = None,
+    history_file: Path = HISTORY_FILE,
+    out: Console | None = None,
+    err: Console | None = None,
+) -> None:
+    """Start the interactive console on the graph at ``url`` (default: the configured graph); results go to
+    ``out``, errors to ``err`` (default: rich consoles on stdout and stderr)."""
     session = GremlinSession(url)
-    out = Console()
+    out = out or Console()
     out.print(
         f"lineage gremlin console on {session.url} — :help for commands, :quit to leave", highlight=False
     )
     save_history = _enable_history(history_file)
     try:
-        GremlinConsole(session, out, Console(stderr=True)).interact()
+        GremlinConsole(session, out, err or Console(stderr=True)).interact()
     finally:
         save_history()
         session.close()
 
 
-def run_script(script: Path, url: str | None = None) -> bool:
+def run_script(
+    script: Path, url: str | None = None, out: Console | None = None, err: Console | None = None
+) -> bool:
     """Run a Gremlin script file, printing each statement's results; False when a statement failed.
 
     On the embedded engine the script is parsed first, so a syntax error runs nothing; execution stops at
@@ -128,7 +136,7 @@ def run_script(script: Path, url: str | None = None) -> bool:
     """
     session = GremlinSession(url)
     try:
-        return GremlinConsole(session, Console(), Console(stderr=True)).run_text(
+        return GremlinConsole(session, out or Console(), err or Console(stderr=True)).run_text(
             script.read_text(encoding="utf-8")
         )
     finally:

@@ -7,7 +7,6 @@ A Gremlin Server (``ws://``) gets the script text itself, so everything its Groo
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from gremlin_python.process.traversal import Bytecode
 from lineage_platform.config import load_settings
 from lineage_platform.errors import TraversalError, UnsupportedStepError
 from lineage_platform.graph import connect
+from lineage_platform.graph.connect import script_client
 from lineage_platform.graph.gremlin_text import ParsedTraversal, parse_script
 
 REMOTE_SCHEMES = ("ws://", "wss://")
@@ -96,7 +96,7 @@ class GremlinSession:
         self._client: Any = None
         self._g: Any = None
         if self.url.startswith(REMOTE_SCHEMES):
-            self._client = _script_client(self.url)
+            self._client = script_client(self.url)
         else:
             self._g = connect(self.url)
 
@@ -135,23 +135,3 @@ class GremlinSession:
         """Close the Gremlin Server connection (embedded graphs stay open for the process)."""
         if self._client is not None:
             self._client.close()
-
-
-def _script_client(url: str) -> Any:
-    """A gremlinpython driver Client for script submission, with the configured credentials."""
-    from gremlin_python.driver.client import Client
-    from janusgraph_python.driver.serializer import JanusGraphBinarySerializersV1
-
-    from lineage_platform.graph.connect import ClosingTransport
-
-    # the session raises server errors to its caller; gremlinpython would also log each one to stderr
-    logging.getLogger("gremlinpython").setLevel(logging.CRITICAL)
-    settings = load_settings()
-    return Client(
-        url,
-        "g",
-        username=settings.graph_username or "",
-        password=settings.graph_password or "",
-        message_serializer=JanusGraphBinarySerializersV1(),
-        transport_factory=ClosingTransport,
-    )

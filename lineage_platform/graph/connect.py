@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from gremlin_python.driver.aiohttp.transport import AiohttpTransport
+from gremlin_python.driver.client import Client
 from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
 from gremlin_python.driver.protocol import GremlinServerError
 from gremlin_python.driver.remote_connection import RemoteConnection, RemoteTraversal
@@ -127,6 +127,18 @@ def open_embedded(path: str | Path | None) -> Any:
 _AUTH_REFUSED = (401, 407)
 
 
+def _unreachable(url: str, exc: Exception) -> GraphError | None:
+    """The GraphError for a driver failure that means the server at ``url`` cannot be reached, else None."""
+    import aiohttp
+
+    if not isinstance(exc, OSError | TimeoutError | aiohttp.ClientError):
+        return None
+    return GraphError(
+        f"cannot reach the graph server at {url}: {exc or type(exc).__name__}",
+        hint=f"start the server, or check the URL given with --graph or {ENV_PREFIX}GRAPH_URL",
+    )
+
+
 class ServerConnection(DriverRemoteConnection):
     """A DriverRemoteConnection whose failures to reach the server or to log in become a GraphError naming the
     URL and what to do; the server's answers to the traversals themselves pass through unchanged."""
@@ -144,15 +156,11 @@ class ServerConnection(DriverRemoteConnection):
                 hint=f"check {ENV_PREFIX}GRAPH_USERNAME and {ENV_PREFIX}GRAPH_PASSWORD",
             ) from exc
         except Exception as exc:
-            import aiohttp
-
-            if not isinstance(exc, OSError | TimeoutError | aiohttp.ClientError):
+            error = _unreachable(self.url, exc)
+            if error is None:
                 raise
             self.close()
-            raise GraphError(
-                f"cannot reach the graph server at {self.url}: {exc or type(exc).__name__}",
-                hint=f"start the server, or check the URL given with --graph or {ENV_PREFIX}GRAPH_URL",
-            ) from exc
+            raise error from exc
 
 
 def quiet_driver_log() -> None:
@@ -160,32 +168,49 @@ def quiet_driver_log() -> None:
     logging.getLogger("gremlinpython").setLevel(logging.CRITICAL)
 
 
-class ClosingTransport(AiohttpTransport):
-    """gremlinpython's WebSocket transport, closed when its connect fails: the driver keeps a connection that
-    failed to connect out of its pool, so nothing else would close its event loop (left to ``__del__``, which
-    fails when it runs while another loop is running)."""
-
-    def connect(self, url: str, headers: Any = None) -> None:
-        try:
-            super().connect(url, headers)
-        except BaseException:
-            self.close()
-            raise
+_MAX_MESSAGE_BYTES = 10 * 1024 * 1024  # gremlinpython's own default for a WebSocket frame
 
 
-def _remote_connection(url: str, outbox: bool | None) -> Any:
+def _driver_options() -> dict[str, Any]:
+    """What every gremlinpython driver object here is made with: the configured credentials, JanusGraph's
+    GraphBinary types, and a transport that also works inside a running event loop (``graph/transport.py``)."""
     from janusgraph_python.driver.serializer import JanusGraphBinarySerializersV1
+
+    from lineage_platform.graph.transport import transport_factory
 
     settings = load_settings()
     quiet_driver_log()
-    connection = ServerConnection(
-        url,
-        "g",
-        username=settings.graph_username or "",
-        password=settings.graph_password or "",
-        message_serializer=JanusGraphBinarySerializersV1(),
-        transport_factory=ClosingTransport,
-    )
+    return {
+        "username": settings.graph_username or "",
+        "password": settings.graph_password or "",
+        "message_serializer": JanusGraphBinarySerializersV1(),
+        "transport_factory": transport_factory(max_content_length=_MAX_MESSAGE_BYTES),
+    }
+
+
+class ScriptClient(Client):
+    """A driver Client for Gremlin script text whose failure to reach the server is a GraphError, as through
+    :class:`ServerConnection`."""
+
+    def submit_async(self, message: Any, bindings: Any = None, request_options: Any = None) -> Any:
+        """Submit like Client; an unreachable server raises GraphError."""
+        try:
+            return super().submit_async(message, bindings, request_options)
+        except Exception as exc:
+            error = _unreachable(self._url, exc)
+            if error is None:
+                raise
+            raise error from exc
+
+
+def script_client(url: str) -> ScriptClient:
+    """A driver client submitting Gremlin script text to the server at ``url`` (the console's remote path)."""
+    return ScriptClient(url, "g", **_driver_options())
+
+
+def _remote_connection(url: str, outbox: bool | None) -> Any:
+    settings = load_settings()
+    connection = ServerConnection(url, "g", **_driver_options())
     if settings.graph_outbox if outbox is None else outbox:
         from lineage_platform.graph.outbox import Outbox
 

@@ -10,7 +10,8 @@ if TYPE_CHECKING:
 
 
 def render_tree(lineage: LineageGraph) -> str:
-    """Upstream sources (▲) and downstream destinations (▼) of the root, one vertex per line."""
+    """Upstream sources (▲) and downstream destinations (▼) of the root, one vertex per line; a table traced at
+    column level lists each of its columns with the column's own tree under it."""
     lines = [lineage.nodes[lineage.root].qualified_name]
     both = lineage.direction == "both"
     if lineage.direction in ("up", "both"):
@@ -53,5 +54,10 @@ def _branch(lineage: LineageGraph, *, upstream: bool) -> list[str]:
     root = lineage.nodes[lineage.root]
     if root.more_inputs if upstream else root.more_outputs:
         lines.append(f"  {arrow} (has more {'inputs' if upstream else 'outputs'})")
-    walk(lineage.root, "", frozenset({lineage.root}))
+    if not lineage.starts:
+        walk(lineage.root, "", frozenset({lineage.root}))
+    for index, column in enumerate(sorted(lineage.starts, key=lambda c: lineage.nodes[c].qualified_name)):
+        last = index == len(lineage.starts) - 1
+        lines.append(f"{'└─' if last else '├─'} {lineage.nodes[column].qualified_name}")
+        walk(column, "   " if last else "│  ", frozenset({column}))
     return lines
