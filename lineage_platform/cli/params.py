@@ -68,13 +68,26 @@ graph_url = option(
 )
 
 
+class OptionChoice(click.Choice):
+    """A choice whose error spells out each accepted option, e.g. "use --format text or --format json"."""
+
+    def __init__(self, option_name: str, choices: list[str]) -> None:
+        super().__init__(choices)
+        self.option_name = option_name
+
+    def get_invalid_choice_message(self, value: Any, ctx: click.Context | None) -> str:
+        spelled = [f"{self.option_name} {choice}" for choice in self.choices]
+        listed = f"{', '.join(spelled[:-1])} or {spelled[-1]}" if len(spelled) > 1 else spelled[0]
+        return f"{value!r} is not a {self.option_name}: use {listed}"
+
+
 def output_format(command: str, choices: list[str], default: str, help: str):
     """``--format``: the choices differ per command, so its env var does too (``LINEAGE_SQL_LINEAGE_FORMAT``)."""
     return option(
         "--format",
         "output_format",
         command=command,
-        type=click.Choice(choices),
+        type=OptionChoice("--format", choices),
         default=default,
         show_default=True,
         help=help,

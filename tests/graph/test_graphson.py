@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from gremlin_python.process.anonymous_traversal import traversal
 
-from lineage_platform.cli.graph_io_commands import export, import_
+from lineage_platform.cli import cli
 from lineage_platform.errors import GraphBusyError, GraphError
 from lineage_platform.graph.connect import EmbeddedRemoteConnection, connect
 from lineage_platform.graph.embedded.engine import EmbeddedGraph
@@ -202,12 +202,22 @@ def test_cli_import_and_export(tmp_path):
     url = f"embedded:{tmp_path / 'store'}"
     runner = CliRunner()
     imported = runner.invoke(
-        import_, [str(DATA / "tinkerpop-crew.json"), "--graph", url, "--batch-size", "2", "--any-schema"]
+        cli,
+        [
+            "graph",
+            "import",
+            str(DATA / "tinkerpop-crew.json"),
+            "--graph",
+            url,
+            "--batch-size",
+            "2",
+            "--any-schema",
+        ],
     )
     assert imported.exit_code == 0, imported.output
     assert "imported 6 vertices and 14 edges" in imported.output
     out = tmp_path / "crew.json"
-    exported = runner.invoke(export, [str(out), "--graph", url])
+    exported = runner.invoke(cli, ["graph", "export", str(out), "--graph", url])
     assert exported.exit_code == 0, exported.output
     assert "exported 6 vertices and 14 edges" in exported.output
     assert graph_elements(out) == graph_elements(DATA / "tinkerpop-crew.json")
@@ -215,7 +225,9 @@ def test_cli_import_and_export(tmp_path):
 
 def test_cli_import_skip_bad_reports_the_side_file(tmp_path):
     source = _file_with_bad_lines(tmp_path)
-    result = CliRunner().invoke(import_, [str(source), "--graph", "memory:", "--skip-bad", "--any-schema"])
+    result = CliRunner().invoke(
+        cli, ["graph", "import", str(source), "--graph", "memory:", "--skip-bad", "--any-schema"]
+    )
     assert result.exit_code == 0, result.output
     side = source.with_name(source.name + ".bad.jsonl")
     assert f"2 bad lines kept in {side}" in result.output.replace("\n", "")

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
 from gremlin_python.process.anonymous_traversal import traversal
 
-from lineage_platform.cli.serve_commands import serve
+from lineage_platform.cli import cli
 from lineage_platform.errors import ConfigError
 from lineage_platform.graph.embedded.server import Authenticator
 from lineage_platform.graph.embedded.server.auth import load_credentials
@@ -21,7 +21,9 @@ from lineage_platform.graph.embedded.server.auth import load_credentials
 def test_add_user_asks_for_the_password_twice_and_stores_a_hash(tmp_path: Path) -> None:
     credentials = tmp_path / "creds.txt"
     result = CliRunner().invoke(
-        serve, ["--credentials", str(credentials), "--add-user", "spark"], input="s3cret\ns3cret\n"
+        cli,
+        ["graph", "serve", "--credentials", str(credentials), "--add-user", "spark"],
+        input="s3cret\ns3cret\n",
     )
     assert result.exit_code == 0, result.output
     assert "spark saved" in result.output
@@ -30,19 +32,21 @@ def test_add_user_asks_for_the_password_twice_and_stores_a_hash(tmp_path: Path) 
 
 
 def test_add_user_needs_a_credentials_file() -> None:
-    result = CliRunner().invoke(serve, ["--add-user", "spark"])
+    result = CliRunner().invoke(cli, ["graph", "serve", "--add-user", "spark"])
     assert result.exit_code == 2 and "--add-user needs --credentials FILE" in result.output
 
 
 def test_binding_beyond_loopback_without_credentials_is_refused(tmp_path: Path) -> None:
-    result = CliRunner().invoke(serve, ["--host", "0.0.0.0", "--store", str(tmp_path / "graph")])
+    result = CliRunner().invoke(
+        cli, ["graph", "serve", "--host", "0.0.0.0", "--store", str(tmp_path / "graph")]
+    )
     assert isinstance(result.exception, ConfigError)
     assert "refusing to serve the graph on 0.0.0.0 without credentials" in str(result.exception)
     assert not (tmp_path / "graph").exists()
 
 
 def test_only_embedded_stores_can_be_served() -> None:
-    result = CliRunner().invoke(serve, ["--graph", "ws://elsewhere:8182/gremlin"])
+    result = CliRunner().invoke(cli, ["graph", "serve", "--graph", "ws://elsewhere:8182/gremlin"])
     assert isinstance(result.exception, ConfigError)
     assert "only an embedded store can be served" in str(result.exception)
 
