@@ -38,7 +38,7 @@ FACET_SCHEMAS = {
     PROCESS_FACET: "LineagePlatformProcessJobFacet",
     RUN_FACET: "LineagePlatformRunFacet",
     DATASET_FACET: "LineagePlatformDatasetFacet",
-    "SQLJobFacet": "https://openlineage.io/spec/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet",
+    "SQLJobFacet": "https://openlineage.io/spec/facets/1-0-1/SQLJobFacet.json#/$defs/SQLJobFacet",
 }
 SCHEMA_FACET_URL = (
     "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet"

@@ -7,7 +7,7 @@ from typing import Any
 from lineage_platform.model import DIRECT_TRANSFORMS, ColumnEdge, StatementLineage
 
 COLUMN_LINEAGE_SCHEMA = (
-    "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet"
+    "https://openlineage.io/spec/facets/1-1-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet"
 )
 PRODUCER = "https://github.com/lineage-platform/lineage-platform"
 OBJECT_STORE_SCHEMES = frozenset({"s3", "s3a", "s3n", "gs"})
