@@ -30,7 +30,7 @@ from lineage_platform.ingest.http_receiver import DEFAULT_DEAD_LETTER_FILE
     "http_address",
     default=None,
     metavar="HOST:PORT",
-    help="Instead of Kafka, serve a Marquez-compatible POST /api/v1/lineage on HOST:PORT.",
+    help="Instead of Kafka, serve a Marquez-compatible POST /api/v1/lineage (and /api/v1/lineage/batch) on HOST:PORT.",
 )
 @p.option(
     "--dead-letter-file",

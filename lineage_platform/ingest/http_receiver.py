@@ -1,5 +1,6 @@
 """A Marquez-compatible HTTP front for the collector: ``POST /api/v1/lineage`` with one OpenLineage RunEvent (or
-any event the collector reads) as a JSON object, or a batch as a JSON array.
+any event the collector reads) as a JSON object, or a batch as a JSON array; ``POST /api/v1/lineage/batch`` (the
+OpenLineage API spec's batch path) with a JSON array, answered with the outcome of each event.
 
 The same pipeline as the Kafka collector: ``events.EventDecoder`` decodes each event, ``apply.apply_events``
 writes them with keyed upserts (a client sending again changes nothing), and events that cannot be used are kept
@@ -8,7 +9,9 @@ in a dead-letter JSON-lines file (``{"time", "reason", "remote", "event"}``, the
 Answers (JSON bodies): 201 when every event was applied (as Marquez answers); 400 ``{"error", "hint",
 "applied", "dead_lettered", "reasons"}`` for a body that is not JSON, not an object or array, or holds events
 that were refused (the others are applied); 413 for a body over the size cap; 503 when the graph is locked or
-unreachable (nothing was acknowledged: send again). Writes run on one worker thread, one request at a time.
+unreachable (nothing was acknowledged: send again). The batch path answers 200 (the spec's answer) instead of 201
+and adds ``results``: ``{"index", "status": "applied"}`` or ``{"index", "status": "refused", "reason"}`` per event.
+Writes run on one worker thread, one request at a time.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
     from lineage_platform.sql.function_rules import FunctionRule
 
 LINEAGE_PATH = "/api/v1/lineage"
+BATCH_PATH = "/api/v1/lineage/batch"
 DEFAULT_DEAD_LETTER_FILE = "lineage-dead-letter.jsonl"
 DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024
 
@@ -91,12 +95,14 @@ class LineageReceiver:
         self._executor.shutdown(wait=True)
 
     def app(self) -> web.Application:
-        """The aiohttp application serving ``POST /api/v1/lineage``."""
+        """The aiohttp application serving ``POST /api/v1/lineage`` and ``POST /api/v1/lineage/batch``."""
         app = web.Application(client_max_size=self.max_body_bytes)
         app.router.add_post(LINEAGE_PATH, self._post)
+        app.router.add_post(BATCH_PATH, self._post)
         return app
 
     async def _post(self, request: web.Request) -> web.Response:
+        batch = request.path.rstrip("/") == BATCH_PATH
         try:
             body = await request.read()
         except web.HTTPRequestEntityTooLarge:
@@ -107,47 +113,52 @@ class LineageReceiver:
             )
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._executor, self.receive, body, request.remote or "")
+            return await loop.run_in_executor(self._executor, self.receive, body, request.remote or "", batch)
         except LineageError as exc:  # transient: the graph is locked or unreachable; nothing was acknowledged
             return _error(503, str(exc), exc.hint or "send the events again later")
 
-    def receive(self, body: bytes, remote: str = "") -> web.Response:
-        """Handle one request body (blocking): decode, write, dead-letter; the HTTP answer."""
+    def receive(self, body: bytes, remote: str = "", batch: bool = False) -> web.Response:
+        """Handle one request body (blocking): decode, write, dead-letter; the HTTP answer. ``batch``: the body
+        must be a JSON array and the answer lists each event's outcome."""
         with self._lock:
             self.stats.requests += 1
             try:
-                events = _events(body)
+                events = _events(body, batch)
             except IngestError as exc:
                 self._dead_letter([(body.decode("utf-8", "replace"), str(exc))], remote)
                 return _error(400, str(exc), exc.hint or "send a RunEvent object or an array of them", dead=1)
             decoded: list[tuple[int, LineageItems]] = []
-            dead: list[tuple[Any, str]] = []
+            refused: dict[int, str] = {}
             for index, event in enumerate(events):
                 self._sequence += 1
                 try:
                     result = self.decoder.decode(json.dumps(event).encode(), ("http", 0, self._sequence))
                 except IngestError as exc:
-                    dead.append((event, f"event {index}: {exc}"))
+                    refused[index] = str(exc)
                     continue
                 decoded.append((index, result.items))
-            summary, refused = apply_events(self.writer, decoded)
-            dead += [(events[index], f"event {index}: {reason}") for index, reason in refused]
+            summary, not_written = apply_events(self.writer, decoded)
+            refused.update(not_written)
+            dead = [(events[index], f"event {index}: {reason}") for index, reason in sorted(refused.items())]
             self._dead_letter(dead, remote)
+            applied = len(events) - len(refused)
             self.stats.events += len(events)
-            self.stats.applied += len(decoded) - len(refused)
+            self.stats.applied += applied
             self.stats.vertices += summary.vertices
             self.stats.edges += summary.edges
             self.stats.runs += summary.runs
+            results = {"results": _results(len(events), refused)} if batch else {}
             if dead:
                 return _error(
                     400,
                     f"{len(dead)} of {len(events)} events refused; the others were applied",
                     f"the refused events are kept in {self.dead_letter_file} with the reason; fix and resend them",
-                    applied=len(decoded) - len(refused),
+                    applied=applied,
                     dead=len(dead),
                     reasons=[reason for _, reason in dead],
+                    **results,
                 )
-            return web.json_response({"applied": len(events)}, status=201)
+            return web.json_response({"applied": applied, **results}, status=200 if batch else 201)
 
     def _dead_letter(self, dead: list[tuple[Any, str]], remote: str) -> None:
         """Append the refused events to the dead-letter file (flushed and synced before the answer)."""
@@ -165,8 +176,18 @@ class LineageReceiver:
             os.fsync(out.fileno())
 
 
-def _events(body: bytes) -> list[Any]:
-    """The events of a body: one JSON object, or the items of a JSON array."""
+def _results(count: int, refused: dict[int, str]) -> list[dict[str, Any]]:
+    """The outcome of each of ``count`` events, in order."""
+    return [
+        {"index": n, "status": "refused", "reason": refused[n]}
+        if n in refused
+        else {"index": n, "status": "applied"}
+        for n in range(count)
+    ]
+
+
+def _events(body: bytes, batch: bool = False) -> list[Any]:
+    """The events of a body: one JSON object (not on the batch path), or the items of a JSON array."""
     if not body:
         raise IngestError("empty request body", hint="send a RunEvent as JSON")
     try:
@@ -180,6 +201,11 @@ def _events(body: bytes) -> list[Any]:
             f"body is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}",
             hint="send a RunEvent object or an array of them",
         ) from exc
+    if isinstance(document, dict) and batch:
+        raise IngestError(
+            f"{BATCH_PATH} takes a JSON array of events, not one object",
+            hint=f"send [event, ...] here, or post the single event to {LINEAGE_PATH}",
+        )
     if isinstance(document, dict):
         return [document]
     if isinstance(document, list) and document:
@@ -194,7 +220,7 @@ def _error(status: int, message: str, hint: str, **counts: Any) -> web.Response:
     body = {"error": message, "hint": hint}
     if counts:
         body |= {"applied": counts.get("applied", 0), "dead_lettered": counts.get("dead", 0)}
-        body |= {"reasons": counts["reasons"]} if "reasons" in counts else {}
+        body |= {key: counts[key] for key in ("reasons", "results") if key in counts}
     return web.json_response(body, status=status)
 
 
@@ -221,7 +247,7 @@ def serve(
     batch_size: int = 500,
     on_ready: Any = None,
 ) -> ReceiverStats:
-    """Serve ``POST /api/v1/lineage`` on ``address`` (HOST:PORT) until SIGINT/SIGTERM; the counts at the end.
+    """Serve ``POST /api/v1/lineage`` (and ``/batch``) on ``address`` (HOST:PORT) until SIGINT/SIGTERM; the counts.
     ``on_ready(port)`` is called once the socket listens (port 0 picks a free one)."""
     from lineage_platform.graph.writer import LineageWriter
 

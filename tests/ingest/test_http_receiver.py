@@ -139,6 +139,57 @@ def test_a_batch_array_is_applied_and_its_bad_events_are_kept_aside(receiver: Re
     assert g.V().has("table", "qualifiedName", "dws.orders_daily").count().next() == 1
 
 
+def test_the_batch_path_answers_each_events_outcome(receiver: Receiver) -> None:
+    """POST /api/v1/lineage/batch (the OpenLineage API spec's batch path; openlineage-python 1.54 sends no batches,
+    so the client's own serialisation of its events is posted, gzip-compressed as its transport does)."""
+    start, complete = (
+        json.loads(Serde.to_json(spark_event(state, time)))
+        for state, time in (
+            (RunState.START, "2026-01-06T02:00:05.120Z"),
+            (RunState.COMPLETE, "2026-01-06T02:03:41.877Z"),
+        )
+    )
+    broken = {**complete, "inputs": "dwd.orders"}
+    batch = gzip.compress(json.dumps([start, broken, complete, complete]).encode())
+    headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+    response = requests.post(f"{receiver.url}/api/v1/lineage/batch", data=batch, headers=headers, timeout=30)
+    assert response.status_code == 400
+    body = response.json()
+    assert (body["applied"], body["dead_lettered"]) == (3, 1)
+    assert [r["status"] for r in body["results"]] == ["applied", "refused", "applied", "applied"]
+    assert body["results"][1]["index"] == 1 and "inputs" in body["results"][1]["reason"]
+    [letter] = receiver.dead_letters()
+    assert letter["event"] == broken and letter["reason"].startswith("event 1: ")
+    again = requests.post(f"{receiver.url}/api/v1/lineage/batch", json=[complete], timeout=30)
+    assert (again.status_code, again.json()) == (
+        200,
+        {"applied": 1, "results": [{"index": 0, "status": "applied"}]},
+    )
+    summary = receiver.stop()
+    assert (summary["events"], summary["applied"], summary["dead lettered"]) == ("5", "4", "1")
+    g = connect(f"embedded:{receiver.store}")
+    [run] = g.V().has_label("run").value_map("runId", "status", "startTime", "endTime").to_list()
+    assert run == {
+        "runId": [RUN_ID],
+        "status": ["SUCCEEDED"],
+        "startTime": ["2026-01-06T02:00:05.120Z"],
+        "endTime": ["2026-01-06T02:03:41.877Z"],
+    }
+
+
+def test_the_batch_path_takes_only_an_array(receiver: Receiver) -> None:
+    event = json.loads(Serde.to_json(spark_event(RunState.COMPLETE, "2026-01-06T02:03:41.877Z")))
+    response = requests.post(f"{receiver.url}/api/v1/lineage/batch", json=event, timeout=30)
+    assert response.status_code == 400
+    assert response.json()["error"].startswith(
+        "/api/v1/lineage/batch takes a JSON array of events, not one object"
+    )
+    assert "/api/v1/lineage" in response.json()["hint"]
+    [letter] = receiver.dead_letters()
+    assert json.loads(letter["event"]) == event
+
+
+@pytest.mark.parametrize("path", ["/api/v1/lineage", "/api/v1/lineage/batch"])
 @pytest.mark.parametrize(
     ("body", "headers", "status", "error"),
     [
@@ -150,10 +201,10 @@ def test_a_batch_array_is_applied_and_its_bad_events_are_kept_aside(receiver: Re
     ],
 )
 def test_bad_bodies_get_a_json_error_and_nothing_is_lost(
-    receiver: Receiver, body: bytes, headers: dict[str, str], status: int, error: str
+    receiver: Receiver, path: str, body: bytes, headers: dict[str, str], status: int, error: str
 ) -> None:
     response = requests.post(
-        f"{receiver.url}/api/v1/lineage",
+        f"{receiver.url}{path}",
         data=body,
         headers={"Content-Type": "application/json", **headers},
         timeout=30,
