@@ -21,6 +21,7 @@ Operation = Literal[
     "SELECT",
     "DROP",
     "ALTER_RENAME",
+    "ALTER_ADD_COLUMNS",
     "LOAD",
     "EXPORT",
     "IMPORT",

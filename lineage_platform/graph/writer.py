@@ -57,6 +57,9 @@ PROCESS_LABELS = frozenset({"process", "run"})
 """Vertex labels whose provenance ``typeName`` is ``Process``; every other label the writer makes is a ``Dataset``."""
 DEFINING_OPERATIONS = frozenset({"CREATE_AS_SELECT", "CREATE_TABLE", "CREATE_VIEW"})
 """Operations that state a dataset's whole column list (a new list is a new definition, a new version)."""
+SCHEMA_OPERATIONS = frozenset({"ALTER_ADD_COLUMNS"})
+"""Operations that only declare columns of their outputs (a catalog's schema change): the datasets and their
+``hasColumn`` edges are written, no process and no run (nothing ran, no data moved)."""
 
 _token_lock = threading.Lock()
 _last_token = [0]  # the last createTime handed out in this process
@@ -239,6 +242,11 @@ def _column_vertex(
 def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | None) -> None:
     key = statement_key(statement)
     result_name = f"{RESULT_DATASET}:{key}"  # a SELECT's temporary result: one dataset per process
+    if statement.operation in SCHEMA_OPERATIONS:
+        for dataset in statement.outputs:
+            _dataset_vertex(batch, dataset, result_name)
+        batch.statements += 1
+        return
 
     def name(target: str) -> str:
         return result_name + target[len(RESULT_DATASET) :] if target.startswith(RESULT_DATASET) else target

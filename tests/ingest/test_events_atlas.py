@@ -7,6 +7,7 @@ import copy
 import gzip
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -357,6 +358,81 @@ def test_a_renamed_table_keeps_its_lineage_under_the_new_name() -> None:
     assert {"sales.daily.name", "ods.customers.name"} <= columns
 
 
-def test_a_partial_update_that_renames_nothing_writes_nothing() -> None:
-    same = envelope(rename_notification("sales.daily", "sales.daily", ["region"]))
-    assert EventDecoder().decode(bytes_of(same), ("ATLAS_HOOK", 0, 3)).items == []
+def add_columns_notification(table: str, columns: list[str]) -> dict[str, Any]:
+    """ALTER TABLE table ADD COLUMNS (...) as the Hive hook reports it (its AlterTable event): ENTITY_FULL_UPDATE_V2
+    of the table with all its columns, the columns and the database in ``referredEntities``."""
+    column_refs = {f"-6{n}": _column(f"-6{n}", "-60", table, name) for n, name in enumerate(columns, 1)}
+    entity = {
+        "typeName": "hive_table",
+        "guid": "-60",
+        "attributes": {"qualifiedName": f"{table}@{CLUSTER}", "name": table.rpartition(".")[2]},
+        "relationshipAttributes": {
+            "columns": [_ref("hive_column", guid) for guid in column_refs],
+            "db": _ref("hive_db", "-59", f"{table.partition('.')[0]}@{CLUSTER}"),
+        },
+    }
+    return {
+        "type": "ENTITY_FULL_UPDATE_V2",
+        "user": "bob",
+        "entities": {"entities": [entity], "referredEntities": column_refs},
+    }
+
+
+def test_added_columns_hang_off_their_table_and_trace_finds_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from lineage_platform.cli import invoke
+    from lineage_platform.graph import connect
+    from lineage_platform.graph.writer import LineageWriter
+    from lineage_platform.sql import extract_lineage
+
+    decoder, store = EventDecoder(), f"embedded:{tmp_path / 'graph'}"
+    g = connect(store)
+    writer = LineageWriter(g)
+    writer.write_runs(decoder.decode(bytes_of(envelope(ctas_notification())), ("ATLAS_HOOK", 0, 1)).items)
+    processes = g.V().has_label("process").count().next()
+    added = envelope(add_columns_notification("sales.daily", ["region", "name", "channel"]))
+    [(statement, run)] = decoder.decode(bytes_of(added), ("ATLAS_HOOK", 0, 2)).items
+    assert (statement.operation, run) == ("ALTER_ADD_COLUMNS", None)
+    assert [(d.name, d.columns) for d in statement.outputs] == [
+        ("sales.daily", ("region", "name", "channel"))
+    ]
+    writer.write_runs([(statement, run)])
+    columns = g.V().has("table", "qualifiedName", "sales.daily").out("hasColumn").values("qualifiedName")
+    assert sorted(columns.to_list()) == ["sales.daily.channel", "sales.daily.name", "sales.daily.region"]
+    assert g.V().has_label("process").count().next() == processes  # a schema change runs nothing
+    capsys.readouterr()
+    result = invoke(["trace", "sales.daily.channel", "--graph", store])
+    assert result.success, result.exception
+    assert capsys.readouterr().out.split() == ["sales.daily.channel"]  # found; no lineage into it yet
+    later = "INSERT INTO sales.daily SELECT region, name, 'web' AS channel FROM ods.customers"
+    writer.write(
+        extract_lineage(later, schema={"ods": {"customers": {"region": "string", "name": "string"}}})
+    )
+    same_column = g.V().has("qualifiedName", "sales.daily.channel").count().next()
+    assert same_column == 1  # the declared column has the key the writer gives columns
+
+
+def test_a_created_column_is_declared_under_its_table() -> None:
+    column = _column("-71", "-70", "sales.daily", "channel")
+    created = {"type": "ENTITY_CREATE_V2", "entities": {"entities": [column], "referredEntities": {}}}
+    [(statement, run)] = EventDecoder().decode(bytes_of(envelope(created)), ("ATLAS_HOOK", 0, 4)).items
+    assert (statement.operation, run, statement.inputs) == ("ALTER_ADD_COLUMNS", None, ())
+    assert [(d.name, d.kind, d.columns) for d in statement.outputs] == [
+        ("sales.daily", "table", ("channel",))
+    ]
+
+
+def test_a_partial_update_of_a_tables_columns_declares_them() -> None:
+    same = envelope(rename_notification("sales.daily", "sales.daily", ["region", "channel"]))
+    [(statement, run)] = EventDecoder().decode(bytes_of(same), ("ATLAS_HOOK", 0, 3)).items
+    assert (statement.operation, run) == ("ALTER_ADD_COLUMNS", None)
+    assert [(d.name, d.columns) for d in statement.outputs] == [("sales.daily", ("region", "channel"))]
+
+
+def test_a_column_not_named_by_its_table_is_refused() -> None:
+    column = _column("-81", "-80", "sales.daily", "channel")
+    column["attributes"]["qualifiedName"] = f"channel@{CLUSTER}"
+    created = {"type": "ENTITY_CREATE_V2", "entities": {"entities": [column], "referredEntities": {}}}
+    with pytest.raises(IngestError, match=r"is not named db\.table\.column@cluster"):
+        EventDecoder().decode(bytes_of(envelope(created)), ("ATLAS_HOOK", 0, 5))

@@ -11,7 +11,11 @@ Notification (V2): ``type`` ``ENTITY_CREATE_V2`` / ``ENTITY_FULL_UPDATE_V2`` (``
 ``referredEntities`` by guid), ``ENTITY_PARTIAL_UPDATE_V2`` (``entity``: one entity + ``referredEntities``) and
 ``ENTITY_DELETE_V2`` (deletes keep lineage history, so nothing is written). A partial update whose ``entityId``
 names a ``hive_table`` by a qualifiedName other than its entity's (``ALTER TABLE … RENAME TO``) is an
-ALTER_RENAME statement from the old table to the new one, with IDENTITY edges column by column. Lineage comes from:
+ALTER_RENAME statement from the old table to the new one, with IDENTITY edges column by column. A ``hive_table``
+with columns, or a ``hive_column``, among the notification's entities that no ``hive_process`` of it reads or
+writes (``CREATE TABLE``; ``ALTER TABLE … ADD COLUMNS``, which the hook sends as ENTITY_FULL_UPDATE_V2 of the table
+with all its columns; a partial update of the table's ``columns``; a created column) is an ALTER_ADD_COLUMNS
+statement per table: its columns are written under it, with no process and no run. Lineage comes from:
 
 * ``hive_process`` — ``qualifiedName``, ``queryText``, ``operationType``, ``userName``, ``startTime``/``endTime``
   (ms), ``clusterName``; ``inputs``/``outputs`` (object ids of ``hive_table`` or file-system paths) under
@@ -20,7 +24,7 @@ ALTER_RENAME statement from the old table to the new one, with IDENTITY edges co
 * ``hive_column_lineage`` — ``query`` (the process), ``inputs``/``outputs`` (``hive_column`` ids),
   ``depenendencyType`` (sic: ``SIMPLE``, ``EXPRESSION``, ``SCRIPT``) and ``expression``;
 * ``hive_table``/``hive_column`` — ``qualifiedName`` ``db.table@cluster`` / ``db.table.column@cluster``,
-  ``tableType`` (``VIRTUAL_VIEW``), ``temporary``, ``columns``.
+  ``tableType`` (``VIRTUAL_VIEW``), ``temporary``, ``columns`` and ``partitionKeys`` (both columns of the table).
 
 An object id (``{"guid", "typeName", "uniqueAttributes": {"qualifiedName"}}``) is resolved by guid among the
 message's entities and referred entities, else by its unique qualifiedName; one that cannot be resolved, or
@@ -284,7 +288,51 @@ def lineage_items(notification: dict[str, Any], source: str) -> LineageItems:
             f"column lineage for processes not in the message: {sorted(edges)}",
             hint="send hive_column_lineage with its hive_process",
         )
-    return items
+    written = {dataset.name for statement, _ in items for dataset in statement.inputs + statement.outputs}
+    return items + _declared_columns(entities, index, written)
+
+
+def _declared_columns(entities: list[Any], index: _Entities, written: set[str]) -> LineageItems:
+    """One ALTER_ADD_COLUMNS statement (no run) per table whose columns the notification's own entities describe
+    (a ``hive_table`` with columns, or ``hive_column`` entities), unless a process of it already writes them."""
+    tables: dict[str, Dataset] = {}
+
+    def declare(table: str, columns: Iterable[str], kind: str | None = None) -> None:
+        known = tables.get(table, Dataset(name=table))
+        added = tuple(c for c in columns if c not in known.columns)
+        tables[table] = Dataset(name=table, kind=kind or known.kind, columns=known.columns + added)
+
+    for entity in (e for e in entities if isinstance(e, dict)):
+        name = _attr(entity, "qualifiedName")
+        if entity.get("typeName") == "hive_table":
+            ref = {
+                "typeName": "hive_table",
+                "guid": entity.get("guid"),
+                "uniqueAttributes": {"qualifiedName": name},
+            }
+            table = _dataset(ref, index, "hive_table")
+            declare(table.name, table.columns, table.kind)
+        elif entity.get("typeName") == "hive_column":
+            table_name, _, column = _strip_cluster(str(name or "")).rpartition(".")
+            if "." not in table_name:
+                raise IngestError(
+                    f"hive_column {name!r} is not named db.table.column@cluster",
+                    hint="a hive_column's qualifiedName names its table",
+                )
+            declare(table_name, (column,))
+    return [
+        (
+            StatementLineage(
+                index=0,
+                operation="ALTER_ADD_COLUMNS",
+                sql=f"ALTER TABLE {table.name} ADD COLUMNS ({', '.join(table.columns)})",
+                outputs=(table,),
+            ),
+            None,
+        )
+        for table in tables.values()
+        if table.columns and table.name not in written
+    ]
 
 
 def _renamed_table(
@@ -366,7 +414,8 @@ def _dataset(ref: Any, index: _Entities, where: str) -> Dataset:
             kind = "view"
         elif _attr(entity, "temporary") is True:
             kind = "temp"
-        column_names = (index.resolve(c, f"{name} column")[1] for c in _attr(entity, "columns") or [])
+        column_refs = [*(_attr(entity, "columns") or []), *(_attr(entity, "partitionKeys") or [])]
+        column_names = (index.resolve(c, f"{name} column")[1] for c in column_refs)
         columns = tuple(_strip_cluster(c).rpartition(".")[2] for c in column_names)
     return Dataset(name=_strip_cluster(name), kind=kind, columns=columns)
 
