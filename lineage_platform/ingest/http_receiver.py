@@ -102,7 +102,7 @@ class LineageReceiver:
         return app
 
     async def _post(self, request: web.Request) -> web.Response:
-        batch = request.path.rstrip("/") == BATCH_PATH
+        batch = request.path == BATCH_PATH
         try:
             body = await request.read()
         except web.HTTPRequestEntityTooLarge:

@@ -8,6 +8,7 @@ each facet against the schema its ``_schemaURL`` names: the spec's facet schemas
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
@@ -125,6 +126,13 @@ def sample_warehouse(tmp_path_factory: pytest.TempPathFactory) -> object:
                 writer.write_runs(decoder.decode(json.dumps(event).encode(), ("sample", 0, offset)).items)
                 offset += 1
     return g
+
+
+def test_the_core_schema_is_the_published_2_0_2_file() -> None:
+    raw = (SPEC / "OpenLineage.json").read_bytes()
+    assert (
+        hashlib.sha256(raw).hexdigest() == "69f68bee00b9beac88a87059c0102410e7bb05f3f43c46d02a0409831eceb0d2"
+    )
 
 
 def test_every_event_of_the_sample_warehouse_is_valid(sample_warehouse: object) -> None:
