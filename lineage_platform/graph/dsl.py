@@ -144,99 +144,22 @@ class __(_AnonymousTraversal):  # gremlinpython's name for anonymous traversals
 
     graph_traversal = LineageTraversal
 
-    @classmethod
-    def _start(cls) -> LineageTraversal:
-        return cls.graph_traversal(None, None, Bytecode())
 
-    @classmethod
-    def qualified_name(cls) -> LineageTraversal:
-        """See :meth:`LineageTraversal.qualified_name`."""
-        return cls._start().qualified_name()
+def _anonymous_step(name: str) -> classmethod:
+    """``__.<name>(...)``: the domain step ``name`` on a fresh anonymous LineageTraversal."""
 
-    @classmethod
-    def named(cls, *names: str) -> LineageTraversal:
-        """See :meth:`LineageTraversal.named`."""
-        return cls._start().named(*names)
+    def start(cls: type[__], *args: Any, **kwargs: Any) -> LineageTraversal:
+        return getattr(cls.graph_traversal(None, None, Bytecode()), name)(*args, **kwargs)
 
-    @classmethod
-    def columns_of(cls, *names: str) -> LineageTraversal:
-        """See :meth:`LineageTraversal.columns_of`."""
-        return cls._start().columns_of(*names)
+    start.__name__ = name
+    start.__doc__ = getattr(LineageTraversal, name).__doc__
+    return classmethod(start)
 
-    @classmethod
-    def table_of(cls) -> LineageTraversal:
-        """See :meth:`LineageTraversal.table_of`."""
-        return cls._start().table_of()
 
-    @classmethod
-    def readers(cls, *, selects: bool = True) -> LineageTraversal:
-        """See :meth:`LineageTraversal.readers`."""
-        return cls._start().readers(selects=selects)
-
-    @classmethod
-    def writers(cls) -> LineageTraversal:
-        """See :meth:`LineageTraversal.writers`."""
-        return cls._start().writers()
-
-    @classmethod
-    def inputs(cls) -> LineageTraversal:
-        """See :meth:`LineageTraversal.inputs`."""
-        return cls._start().inputs()
-
-    @classmethod
-    def outputs(cls) -> LineageTraversal:
-        """See :meth:`LineageTraversal.outputs`."""
-        return cls._start().outputs()
-
-    @classmethod
-    def flows_in(cls, *, weak: bool = False) -> LineageTraversal:
-        """See :meth:`LineageTraversal.flows_in`."""
-        return cls._start().flows_in(weak=weak)
-
-    @classmethod
-    def flows_out(cls, *, weak: bool = False) -> LineageTraversal:
-        """See :meth:`LineageTraversal.flows_out`."""
-        return cls._start().flows_out(weak=weak)
-
-    @classmethod
-    def upstream(cls, level: str = VertexLabel.TABLE, *, weak: bool = False) -> LineageTraversal:
-        """See :meth:`LineageTraversal.upstream`."""
-        return cls._start().upstream(level, weak=weak)
-
-    @classmethod
-    def downstream(cls, level: str = VertexLabel.TABLE, *, weak: bool = False) -> LineageTraversal:
-        """See :meth:`LineageTraversal.downstream`."""
-        return cls._start().downstream(level, weak=weak)
-
-    @classmethod
-    def with_operation(cls, *operations: str) -> LineageTraversal:
-        """See :meth:`LineageTraversal.with_operation`."""
-        return cls._start().with_operation(*operations)
-
-    @classmethod
-    def runs(cls, since: str | None = None) -> LineageTraversal:
-        """See :meth:`LineageTraversal.runs`."""
-        return cls._start().runs(since)
-
-    @classmethod
-    def latest_runs(cls, count: int) -> LineageTraversal:
-        """See :meth:`LineageTraversal.latest_runs`."""
-        return cls._start().latest_runs(count)
-
-    @classmethod
-    def taggings(cls) -> LineageTraversal:
-        """See :meth:`LineageTraversal.taggings`."""
-        return cls._start().taggings()
-
-    @classmethod
-    def labelled(cls, key: str, value: str = "") -> LineageTraversal:
-        """See :meth:`LineageTraversal.labelled`."""
-        return cls._start().labelled(key, value)
-
-    @classmethod
-    def tagged_with(cls, key: str, value: str = "") -> LineageTraversal:
-        """See :meth:`LineageTraversal.tagged_with`."""
-        return cls._start().tagged_with(key, value)
+DOMAIN_STEPS = tuple(name for name in vars(LineageTraversal) if not name.startswith("_"))
+"""The steps LineageTraversal adds; each is also an anonymous ``__`` step (adding a step is one edit)."""
+for _name in DOMAIN_STEPS:
+    setattr(__, _name, _anonymous_step(_name))
 
 
 class LineageTraversalSource(GraphTraversalSource):

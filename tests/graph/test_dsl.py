@@ -12,7 +12,13 @@ import lineage_platform.graph.dsl
 from graph_schema import load_schema
 from graph_schema.vocabulary import MODULE_FILE, constant_name, vocabulary_module
 from lineage_platform.graph import vocabulary
-from lineage_platform.graph.dsl import LineageTraversalSource, __, lineage_source
+from lineage_platform.graph.dsl import (
+    DOMAIN_STEPS,
+    LineageTraversal,
+    LineageTraversalSource,
+    __,
+    lineage_source,
+)
 from lineage_platform.graph.writer import LineageWriter
 from lineage_platform.labels.declare import declare, load_declarations
 from lineage_platform.model import RunInfo
@@ -156,3 +162,14 @@ def test_lineage_source_shares_the_connection(g) -> None:
     g.add_v("table").property("qualifiedName", "db.t").iterate()
     assert _names(source.tables()) == ["db.t"]
     assert type(source.tables()).__name__ == "LineageTraversal"
+
+
+def test_every_domain_step_is_an_anonymous_step_too() -> None:
+    assert {"upstream", "downstream", "columns_of", "runs", "labelled"} <= set(DOMAIN_STEPS)
+    for name in DOMAIN_STEPS:
+        assert getattr(__, name).__doc__ == getattr(LineageTraversal, name).__doc__
+    assert str(__.upstream("column", weak=True).bytecode) == "[['inE', 'flowsTo'], ['outV']]"
+    assert str(__.readers(selects=False).bytecode) == str(
+        __.out("usedBy").not_(__.has("operation", "SELECT")).bytecode
+    )
+    assert type(__.out("x")).__name__ == "LineageTraversal"
