@@ -13,7 +13,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ class GraphSchema:
     composite_indexes: dict[str, tuple[str, ...]]
     mixed_indexes: dict[str, dict[str, Any]]
     edge_indexes: dict[str, dict[str, Any]]
+    label_groups: dict[str, tuple[str, ...]] = field(default_factory=dict)  # name -> vertex labels
 
     @property
     def unique_keys(self) -> set[tuple[str, str]]:
@@ -156,6 +157,7 @@ def parse_schema(raw: dict[str, Any]) -> GraphSchema:
         composite,
         mixed,
         edge_indexes,
+        {name: tuple(_expand([name], label_groups)) for name in label_groups},
     )
 
 

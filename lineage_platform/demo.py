@@ -15,6 +15,7 @@ from rich.console import Console
 
 from lineage_platform.config import load_settings
 from lineage_platform.graph import connect
+from lineage_platform.graph.dsl import lineage_source
 from lineage_platform.ingest.bulk_load import LoadOptions, bulk_load
 from lineage_platform.ingest.report import RichLoadProgress, summary_table
 from lineage_platform.ingest.sample_logs import generate_sample
@@ -140,7 +141,7 @@ def run_demo(
 
 def loaded_table(g) -> str:
     """Any table of the graph (when the sample has no ADS layer)."""
-    return g.V().has_label("table").values("qualifiedName").limit(1).next()
+    return lineage_source(g).tables().qualified_name().limit(1).next()
 
 
 def _layer_rank(name: str) -> tuple[int, str]:

@@ -23,23 +23,29 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from gremlin_python.process.graph_traversal import GraphTraversal, GraphTraversalSource, __
+from gremlin_python.process.graph_traversal import GraphTraversal, GraphTraversalSource
 from gremlin_python.process.traversal import Direction as End
-from gremlin_python.process.traversal import Order, P, T, TextP
+from gremlin_python.process.traversal import P, T, TextP
 
 from lineage_platform.errors import GraphError
+from lineage_platform.graph.dsl import STRONG, WEAK, LineageTraversalSource, __, lineage_source
+from lineage_platform.graph.vocabulary import Key, LabelGroup, VertexLabel
 from lineage_platform.model import RESULT_DATASET
 
 Direction = Literal["up", "down", "both"]
 Level = Literal["table", "column"]
-DATASET_LABELS = ("table", "file", "topic")
-_EDGE_KEYS = ("process", "strength", "transform", "keyPath")  # what a column lineage edge contributes
+_EDGE_KEYS = (
+    Key.PROCESS,
+    Key.STRENGTH,
+    Key.TRANSFORM,
+    Key.KEY_PATH,
+)  # what a column lineage edge contributes
 RESULT_PREFIX = RESULT_DATASET + ":"  # qualifiedName prefix of a SELECT's result and of its columns
 
 
 def _runs() -> GraphTraversal:
     """Anonymous traversal from a process to the element maps of its latest five runs."""
-    return __.out("hasRun").order().by("startTime", Order.desc).limit(5).element_map().fold()
+    return __.latest_runs(5).element_map().fold()
 
 
 @dataclass
@@ -62,7 +68,7 @@ class Edge:
     source: Any
     target: Any
     process: str
-    strength: str = "strong"
+    strength: str = STRONG
     transform: str | None = None
     key_path: str | None = None
 
@@ -150,15 +156,16 @@ class LineageGraph:
 
 def resolve(g: GraphTraversalSource, name: str) -> dict[str, Any]:
     """The vertex with this qualifiedName, or a GraphError listing the closest existing names."""
-    found = g.V().has("qualifiedName", name.lower()).element_map().to_list()
+    lg = lineage_source(g)
+    found = lg.named(name.lower()).element_map().to_list()
     if found:
         return found[0]
     prefix = name.lower().split(".", 1)[0]
     candidates = (
-        g.V()
-        .has("qualifiedName", TextP.starting_with(prefix))
-        .has_label(P.within(*DATASET_LABELS, "column"))
-        .values("qualifiedName")
+        lg.V()
+        .has(Key.QUALIFIED_NAME, TextP.starting_with(prefix))
+        .has_label(P.within(*LabelGroup.DATASET, VertexLabel.COLUMN))
+        .qualified_name()
         .limit(10_000)
         .to_list()
     )
@@ -179,11 +186,9 @@ def _hop(
     level); upstream hops never reach them."""
     if level == "table":
         if upstream:
-            processes, neighbours = __.in_("generated"), __.in_("usedBy")
+            processes, neighbours = __.writers(), __.inputs()
         else:
-            processes, neighbours = __.out("usedBy"), __.out("generated")
-            if not include_selects:
-                processes = processes.not_(__.has("operation", "SELECT"))
+            processes, neighbours = __.readers(selects=include_selects), __.outputs()
         return (
             processes.project("p", "runs", "n")
             .by(__.element_map())
@@ -191,13 +196,12 @@ def _hop(
             .by(neighbours.id_().limit(fanout + 1).fold())
             .limit(fanout + 1)
         )
-    edges = __.in_e("flowsTo") if upstream else __.out_e("flowsTo")
-    if upstream and include_weak:
-        edges = __.union(__.in_e("flowsTo"), __.in_("hasColumn").in_e("flowsTo").has("strength", "weak"))
-    if not include_weak:
-        edges = edges.has("strength", "strong")
+    if upstream and include_weak:  # a column also depends on what weakly shapes its whole table
+        edges = __.union(__.flows_in(weak=True), __.table_of().flows_in(weak=True).has(Key.STRENGTH, WEAK))
+    else:
+        edges = __.flows_in(weak=include_weak) if upstream else __.flows_out(weak=include_weak)
     if not upstream and not include_selects:
-        edges = edges.not_(__.in_v().has("qualifiedName", TextP.starting_with(RESULT_PREFIX)))
+        edges = edges.not_(__.in_v().has(Key.QUALIFIED_NAME, TextP.starting_with(RESULT_PREFIX)))
     return edges.limit(fanout + 1).element_map(*_EDGE_KEYS)
 
 
@@ -222,12 +226,13 @@ def trace(
     their temporary results (read-only consumers). The result holds every reached vertex with its depth,
     the edges between them, and the provenance of every process on those edges.
     """
+    g = lineage_source(g)
     root = resolve(g, name)
-    level = level or ("column" if root[T.label] == "column" else "table")
+    level = level or ("column" if root[T.label] == VertexLabel.COLUMN else "table")
     result = LineageGraph(root=root[T.id], direction=direction, level=level)
     result.nodes[root[T.id]] = _node(root, 0)
-    if level == "column" and root[T.label] != "column":
-        for column in g.V(root[T.id]).out("hasColumn").element_map().to_list():
+    if level == "column" and root[T.label] != VertexLabel.COLUMN:
+        for column in g.V(root[T.id]).columns_of().element_map().to_list():
             result.nodes[column[T.id]] = _node(column, 0)
             result.starts.append(column[T.id])
     directions = ("up", "down") if direction == "both" else (direction,)
@@ -316,8 +321,9 @@ def _edges(
     for row in rows:
         other = row[End.OUT if upstream else End.IN][T.id]
         source, target = (other, vertex) if upstream else (vertex, other)
-        strength, transform = row.get("strength", "strong"), row.get("transform")
-        edges.append(Edge(source, target, row["process"], strength, transform, row.get("keyPath") or None))
+        strength, transform = row.get(Key.STRENGTH, STRONG), row.get(Key.TRANSFORM)
+        key_path = row.get(Key.KEY_PATH) or None
+        edges.append(Edge(source, target, row[Key.PROCESS], strength, transform, key_path))
     return edges, False
 
 
@@ -346,24 +352,18 @@ def _load_nodes(g: GraphTraversalSource, result: LineageGraph, pending: dict[Any
         _add_node(result, element, pending)
 
 
-def _runs_since(g: GraphTraversalSource, hops: dict[Any, list[Edge]], since: str) -> dict[Any, list[Edge]]:
+def _runs_since(g: LineageTraversalSource, hops: dict[Any, list[Edge]], since: str) -> dict[Any, list[Edge]]:
     """Keep only hops made by processes with a run that started at or after ``since`` (one round trip)."""
     names = {edge.process for edges in hops.values() for edge in edges}
     if not names:
         return hops
-    active = set(
-        g.V()
-        .has("process", "qualifiedName", P.within(*names))
-        .where(__.out("hasRun").has("startTime", P.gte(since)))
-        .values("qualifiedName")
-        .to_list()
-    )
+    active = set(g.processes(*names).where(__.runs(since)).qualified_name().to_list())
     return {vertex: [e for e in edges if e.process in active] for vertex, edges in hops.items()}
 
 
 def _node(element: dict, depth: int) -> Node:
     props = {k: v for k, v in element.items() if isinstance(k, str)}
-    return Node(element[T.id], element[T.label], props.get("qualifiedName", ""), depth, props)
+    return Node(element[T.id], element[T.label], props.get(Key.QUALIFIED_NAME, ""), depth, props)
 
 
 def _process(element: dict, runs: list[dict]) -> Process:
@@ -371,27 +371,20 @@ def _process(element: dict, runs: list[dict]) -> Process:
     props = {k: v for k, v in element.items() if isinstance(k, str)}
     return Process(
         element[T.id],
-        props["qualifiedName"],
-        props.get("operation"),
-        props.get("queryText"),
+        props[Key.QUALIFIED_NAME],
+        props.get(Key.OPERATION),
+        props.get(Key.QUERY_TEXT),
         [{k: v for k, v in run.items() if isinstance(k, str)} for run in runs],
     )
 
 
-def _load_processes(g: GraphTraversalSource, result: LineageGraph, provenance: dict[str, Process]) -> None:
+def _load_processes(g: LineageTraversalSource, result: LineageGraph, provenance: dict[str, Process]) -> None:
     """Set the provenance of every process on the result's edges: the hops brought those of table lineage, one
     round trip fetches the others (column edges name their process)."""
     names = {e.process for e in result.edges}
     missing = names - provenance.keys()
     if missing:
-        rows = (
-            g.V()
-            .has("process", "qualifiedName", P.within(*missing))
-            .project("p", "runs")
-            .by(__.element_map())
-            .by(_runs())
-            .to_list()
-        )
+        rows = g.processes(*missing).project("p", "runs").by(__.element_map()).by(_runs()).to_list()
         provenance.update(
             (process.qualified_name, process) for process in (_process(r["p"], r["runs"]) for r in rows)
         )

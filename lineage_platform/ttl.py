@@ -25,10 +25,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from gremlin_python.process.graph_traversal import GraphTraversalSource, __
+from gremlin_python.process.graph_traversal import GraphTraversalSource
 from gremlin_python.process.traversal import T
 
 from lineage_platform.errors import LineageError
+from lineage_platform.graph.dsl import __, lineage_source
+from lineage_platform.graph.vocabulary import Key
 
 PARTITION_COLUMNS = frozenset({"dt", "ds", "pt", "day", "date", "p_date", "partition_date", "biz_date"})
 _DAY = r"(?:'?\$\{[^}]+\}'?|current_date(?:\(\))?|current_timestamp(?:\(\))?|now\(\)|to_date\(\s*'?\$\{[^}]+\}'?\s*\))"
@@ -203,17 +205,17 @@ def advise(
     partition_columns: frozenset[str] = PARTITION_COLUMNS,
 ) -> TableAdvice:
     """TTL advice for every column of ``table`` from the partition filters of its downstream readers."""
+    g = lineage_source(g)
     found = (
-        g.V()
-        .has("table", "qualifiedName", table.lower())
+        g.tables(table.lower())
         .project("id", "props", "columns")
         .by(T.id)
-        .by(__.value_map("partitionBytes", "retentionDays"))
+        .by(__.value_map(Key.PARTITION_BYTES, Key.RETENTION_DAYS))
         .by(
-            __.out("hasColumn")
+            __.columns_of()
             .project("name", "procs")
-            .by(__.values("qualifiedName"))
-            .by(__.out_e("flowsTo").values("process").dedup().fold())
+            .by(__.qualified_name())
+            .by(__.flows_out(weak=True).values(Key.PROCESS).dedup().fold())
             .fold()
         )
         .to_list()
@@ -226,12 +228,12 @@ def advise(
     readers = {
         r["name"]: r
         for r in g.V(row["id"])
-        .out("usedBy")
+        .readers()
         .project("name", "operation", "predicates", "jobs")
-        .by(__.values("qualifiedName"))
-        .by(__.values("operation"))
-        .by(__.coalesce(__.values("predicates"), __.constant("[]")))
-        .by(__.out("hasRun").values("job").dedup().fold())
+        .by(__.qualified_name())
+        .by(__.values(Key.OPERATION))
+        .by(__.coalesce(__.values(Key.PREDICATES), __.constant("[]")))
+        .by(__.runs().values(Key.JOB).dedup().fold())
         .to_list()
     }
     with_column_lineage = {proc for column in row["columns"] for proc in column["procs"]}
@@ -259,7 +261,12 @@ def advise(
     )
     props = {k: v[0] for k, v in row["props"].items()}
     return TableAdvice(
-        table.lower(), margin_days, columns, overall, props.get("retentionDays"), props.get("partitionBytes")
+        table.lower(),
+        margin_days,
+        columns,
+        overall,
+        props.get(Key.RETENTION_DAYS),
+        props.get(Key.PARTITION_BYTES),
     )
 
 

@@ -39,6 +39,7 @@ from janusgraph_python.structure.io.graphsonV3d0 import JanusGraphSONReader, Jan
 
 from graph_schema import GraphSchema
 from lineage_platform.errors import GraphError, TraversalInterrupted
+from lineage_platform.graph.vocabulary import Key
 from lineage_platform.private_files import open_private
 
 # progress(phase, done, total): phase "vertices"/"edges"; done and total in the phase's own unit
@@ -503,11 +504,11 @@ def _add_vertex(vertex: VertexRecord, keep_ids: bool) -> GraphTraversal:
             step = step.property(Cardinality.list_, prop.key, prop.value, *meta)
         else:
             step = step.property(prop.key, prop.value, *meta)
-    qualified_name = _single_value(vertex, "qualifiedName")
+    qualified_name = _single_value(vertex, Key.QUALIFIED_NAME)
     if keep_ids:
         existing = __.V(vertex.id)
     elif isinstance(qualified_name, str):
-        existing = __.V().has(vertex.label, "qualifiedName", qualified_name)
+        existing = __.V().has(vertex.label, Key.QUALIFIED_NAME, qualified_name)
     else:
         return step.id_()
     return existing.fold().coalesce(__.unfold().id_(), step.id_())

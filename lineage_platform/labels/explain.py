@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gremlin_python.process.graph_traversal import GraphTraversalSource, __
-from gremlin_python.process.traversal import P
+from gremlin_python.process.graph_traversal import GraphTraversalSource
 
 from lineage_platform.errors import LineageError
+from lineage_platform.graph.dsl import __, lineage_source
+from lineage_platform.graph.vocabulary import Key
 from lineage_platform.labels.label import Label
 from lineage_platform.labels.store import Tagging, read_taggings, vertex_ids
 
@@ -81,12 +82,12 @@ def _describe_processes(g: GraphTraversalSource, steps: list[Step]) -> None:
     if not names:
         return
     rows = (
-        g.V()
-        .has("process", "qualifiedName", P.within(*names))
+        lineage_source(g)
+        .processes(*names)
         .project("name", "operation", "query")
-        .by(__.values("qualifiedName"))
-        .by(__.values("operation"))
-        .by(__.values("queryText"))
+        .by(__.qualified_name())
+        .by(__.values(Key.OPERATION))
+        .by(__.values(Key.QUERY_TEXT))
         .to_list()
     )
     by_name = {row["name"]: row for row in rows}

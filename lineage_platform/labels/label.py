@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from lineage_platform.errors import LineageError
+from lineage_platform.graph.dsl import classification_name
 
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 INFLUENCE_KEY = "INFLUENCED_BY"
@@ -30,4 +31,4 @@ class Label:
         return cls(key.strip(), value.strip())
 
     def __str__(self) -> str:
-        return f"{self.key}={self.value}" if self.value else self.key
+        return classification_name(self.key, self.value)

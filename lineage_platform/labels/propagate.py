@@ -20,9 +20,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from gremlin_python.process.graph_traversal import GraphTraversal, GraphTraversalSource, __
-from gremlin_python.process.traversal import P, T
+from gremlin_python.process.graph_traversal import GraphTraversal, GraphTraversalSource
+from gremlin_python.process.traversal import T
 
+from lineage_platform.graph.dsl import LineageTraversalSource, __, lineage_source
+from lineage_platform.graph.vocabulary import Key, VertexLabel
 from lineage_platform.labels.label import INFLUENCE_KEY, Label
 from lineage_platform.labels.rules import LabelRule, RuleSet
 from lineage_platform.labels.store import (
@@ -45,11 +47,11 @@ FLOW_EDGE_FIELDS = ("p", "strength", "transform", "masking", "propagate")
 def flow_edge_fields(projection: GraphTraversal) -> GraphTraversal:
     """Add the ``by()`` modulators of FLOW_EDGE_FIELDS to a ``project()`` over flowsTo edges."""
     return (
-        projection.by(__.values("process"))
-        .by(__.values("strength"))
-        .by(__.values("transform"))
-        .by(__.coalesce(__.values("masking"), __.constant(False)))
-        .by(__.coalesce(__.values("propagate"), __.constant(True)))
+        projection.by(__.values(Key.PROCESS))
+        .by(__.values(Key.STRENGTH))
+        .by(__.values(Key.TRANSFORM))
+        .by(__.coalesce(__.values(Key.MASKING), __.constant(False)))
+        .by(__.coalesce(__.values(Key.PROPAGATE), __.constant(True)))
     )
 
 
@@ -96,6 +98,7 @@ def propagate(
 ) -> PropagationSummary:
     """Propagate labels until fixpoint and store the result; see the module docstring for the two modes."""
     started = time.perf_counter()
+    g = lineage_source(g)
     rules = rules or RuleSet()
     summary = PropagationSummary()
     incremental = seeds is not None
@@ -142,30 +145,27 @@ def _kinds(g: GraphTraversalSource, vertices: set[Any]) -> dict[Any, str]:
     if not vertices:
         return {}
     rows = g.V(*vertices).project("id", "label").by(T.id).by(T.label).to_list()
-    return {row["id"]: "column" if row["label"] == "column" else "table" for row in rows}
+    return {row["id"]: hop_kind(row["label"]) for row in rows}
 
 
-def _hops(g: GraphTraversalSource, frontier: set[Any], kinds: dict[Any, str]):
+def hop_kind(label: str) -> str:
+    """A hop target's kind from its vertex label: column, or table for every dataset."""
+    return "column" if label == VertexLabel.COLUMN else "table"
+
+
+def _hops(g: LineageTraversalSource, frontier: set[Any], kinds: dict[Any, str]):
     """Outgoing lineage of the frontier: {vertex: [Hop]} and the frontier's names; two round trips at most."""
     hops: dict[Any, list[Hop]] = defaultdict(list)
     names: dict[Any, str] = {}
     columns = [v for v in frontier if kinds.get(v) == "column"]
     tables = [v for v in frontier if kinds.get(v) != "column"]
-    table_step = (
-        __.out("usedBy")
-        .as_("p")
-        .out("generated")
-        .as_("t")
-        .select("p", "t")
-        .by(__.values("qualifiedName"))
-        .by(T.id)
-    )
+    table_step = __.readers().as_("p").outputs().as_("t").select("p", "t").by(__.qualified_name()).by(T.id)
     if tables:
         rows = (
             g.V(*tables)
             .project("id", "name", "out")
             .by(T.id)
-            .by(__.values("qualifiedName"))
+            .by(__.qualified_name())
             .by(table_step.fold())
             .to_list()
         )
@@ -174,20 +174,20 @@ def _hops(g: GraphTraversalSource, frontier: set[Any], kinds: dict[Any, str]):
             hops[row["id"]] += [Hop(item["t"], item["p"], "table") for item in row["out"]]
     if columns:
         flows = flow_edge_fields(
-            __.out_e("flowsTo")
+            __.flows_out(weak=True)
             .project("t", "kind", *FLOW_EDGE_FIELDS)
             .by(__.in_v().id_())
             .by(__.in_v().label())
         ).fold()
         copies = (
-            __.in_("hasColumn")
-            .out("usedBy")
-            .has("operation", P.within(*COPY_OPERATIONS))
+            __.table_of()
+            .readers()
+            .with_operation(*COPY_OPERATIONS)
             .as_("p")
-            .out("generated")
+            .outputs()
             .as_("t")
             .select("p", "t")
-            .by(__.values("qualifiedName"))
+            .by(__.qualified_name())
             .by(T.id)
             .fold()
         )
@@ -195,7 +195,7 @@ def _hops(g: GraphTraversalSource, frontier: set[Any], kinds: dict[Any, str]):
             g.V(*columns)
             .project("id", "name", "flows", "copies")
             .by(T.id)
-            .by(__.values("qualifiedName"))
+            .by(__.qualified_name())
             .by(flows)
             .by(copies)
             .to_list()
@@ -203,13 +203,12 @@ def _hops(g: GraphTraversalSource, frontier: set[Any], kinds: dict[Any, str]):
         for row in rows:
             names[row["id"]] = row["name"]
             for item in row["flows"]:
-                kind = "column" if item["kind"] == "column" else "table"
                 hops[row["id"]].append(
                     Hop(
                         item["t"],
                         item["p"],
                         level="column",
-                        target_kind=kind,
+                        target_kind=hop_kind(item["kind"]),
                         strength=item["strength"],
                         transform=item["transform"],
                         masking=bool(item["masking"]),
@@ -220,17 +219,16 @@ def _hops(g: GraphTraversalSource, frontier: set[Any], kinds: dict[Any, str]):
     return hops, names
 
 
-def _load_processes(g: GraphTraversalSource, cache: dict[str, ProcessInfo], names: set[str]) -> None:
+def _load_processes(g: LineageTraversalSource, cache: dict[str, ProcessInfo], names: set[str]) -> None:
     missing = sorted(names - set(cache))
     if not missing:
         return
     rows = (
-        g.V()
-        .has("process", "qualifiedName", P.within(*missing))
+        g.processes(*missing)
         .project("name", "predicates", "propagate")
-        .by(__.values("qualifiedName"))
-        .by(__.coalesce(__.values("predicates"), __.constant("[]")))
-        .by(__.coalesce(__.values("propagate"), __.constant(True)))
+        .by(__.qualified_name())
+        .by(__.coalesce(__.values(Key.PREDICATES), __.constant("[]")))
+        .by(__.coalesce(__.values(Key.PROPAGATE), __.constant(True)))
         .to_list()
     )
     for row in rows:

@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from gremlin_python.process.graph_traversal import GraphTraversalSource, __
+from gremlin_python.process.graph_traversal import GraphTraversalSource
 from gremlin_python.process.traversal import P, T
 
+from lineage_platform.graph.dsl import __, lineage_source
+from lineage_platform.graph.vocabulary import EdgeLabel, Key, LabelGroup
 from lineage_platform.labels.label import Label
 from lineage_platform.labels.propagate import (
     COPY_OPERATIONS,
@@ -31,6 +33,7 @@ from lineage_platform.labels.propagate import (
     PropagationSummary,
     carry,
     flow_edge_fields,
+    hop_kind,
     store_taggings,
 )
 from lineage_platform.labels.rules import RuleSet
@@ -46,38 +49,37 @@ def export_tables(g: GraphTraversalSource, directory: str | Path) -> Path:
     """Write hops.parquet, processes.parquet and labels.parquet for the Spark path; returns the directory."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
+    g = lineage_source(g)
     names = {
         row["id"]: row["name"]
         for row in g.V()
-        .has_label(P.within("table", "column", "file", "topic"))
+        .has_label(P.within(*LabelGroup.LABELLED))
         .project("id", "name")
         .by(T.id)
-        .by(__.values("qualifiedName"))
+        .by(__.qualified_name())
         .to_list()
     }
     hops: list[dict[str, Any]] = []
     for row in flow_edge_fields(
         g.E()
-        .has_label("flowsTo")
+        .has_label(EdgeLabel.FLOWS_TO)
         .project("s", "t", "kind", *FLOW_EDGE_FIELDS)
         .by(__.out_v().id_())
         .by(__.in_v().id_())
         .by(__.in_v().label())
     ).to_list():
-        target_kind = "column" if row["kind"] == "column" else "table"
-        hops.append(_hop_row(row["s"], row["t"], row["p"], "column", target_kind, row))
+        hops.append(_hop_row(row["s"], row["t"], row["p"], "column", hop_kind(row["kind"]), row))
     processes = []
     for row in (
-        g.V()
-        .has_label("process")
+        g.processes()
         .project("name", "operation", "predicates", "propagate", "ins", "outs", "in_columns")
-        .by(__.values("qualifiedName"))
-        .by(__.coalesce(__.values("operation"), __.constant("")))
-        .by(__.coalesce(__.values("predicates"), __.constant("[]")))
-        .by(__.coalesce(__.values("propagate"), __.constant(True)))
-        .by(__.in_("usedBy").id_().fold())
-        .by(__.out("generated").id_().fold())
-        .by(__.in_("usedBy").out("hasColumn").id_().fold())
+        .by(__.qualified_name())
+        .by(__.coalesce(__.values(Key.OPERATION), __.constant("")))
+        .by(__.coalesce(__.values(Key.PREDICATES), __.constant("[]")))
+        .by(__.coalesce(__.values(Key.PROPAGATE), __.constant(True)))
+        .by(__.inputs().id_().fold())
+        .by(__.outputs().id_().fold())
+        .by(__.inputs().columns_of().id_().fold())
         .to_list()
     ):
         processes.append(

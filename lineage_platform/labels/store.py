@@ -11,11 +11,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from gremlin_python.process.graph_traversal import GraphTraversalSource, __
+from gremlin_python.process.graph_traversal import GraphTraversalSource
 from gremlin_python.process.traversal import Direction, Merge, P, T
 from gremlin_python.statics import long
 
+from lineage_platform.graph.dsl import __, lineage_source
 from lineage_platform.graph.outbox import change_set, matching_edges, op_id, record_drops, record_state
+from lineage_platform.graph.vocabulary import EdgeLabel, Key, LabelGroup, VertexLabel
 from lineage_platform.labels.label import Label
 
 
@@ -36,13 +38,13 @@ class Tagging:
     def properties(self) -> dict[str, Any]:
         """The edge properties that store this tagging."""
         return {
-            "origin": self.origin,
-            "fromName": self.from_name,
-            "fromLabel": self.from_label,
-            "via": self.via,
-            "rule": self.rule,
-            "round": self.round,
-            "declaredBy": self.declared_by,
+            Key.ORIGIN: self.origin,
+            Key.FROM_NAME: self.from_name,
+            Key.FROM_LABEL: self.from_label,
+            Key.VIA: self.via,
+            Key.RULE: self.rule,
+            Key.ROUND: self.round,
+            Key.DECLARED_BY: self.declared_by,
         }
 
 
@@ -60,12 +62,12 @@ def _upsert_classifications(
         return {}
     rows = [
         {
-            "match": {T.label: "classification", "qualifiedName": str(label)},
+            "match": {T.label: VertexLabel.CLASSIFICATION, Key.QUALIFIED_NAME: str(label)},
             "create": {
-                "name": str(label),
-                "typeName": "classification",
-                "labelKey": label.key,
-                "labelValue": label.value,
+                Key.NAME: str(label),
+                Key.TYPE_NAME: VertexLabel.CLASSIFICATION,
+                Key.LABEL_KEY: label.key,
+                Key.LABEL_VALUE: label.value,
             },
         }
         for label in wanted
@@ -85,18 +87,19 @@ def read_taggings(
     g: GraphTraversalSource, *, origin: str | None = None, vertices: Iterable[Any] | None = None
 ):
     """Stored taggings (optionally of one origin, or of some vertices) with their edge ids: [(edge id, Tagging)]."""
+    lg = lineage_source(g)
     start = (
-        g.V(*vertices).out_e("taggedWith")
+        lg.V(*vertices).taggings()
         if vertices is not None
-        else g.V().has_label("classification").in_e("taggedWith")
+        else lg.classifications().in_e(EdgeLabel.TAGGED_WITH)
     )
     if origin:
-        start = start.has("origin", origin)
+        start = start.has(Key.ORIGIN, origin)
     rows = (
         start.project("id", "v", "label", "props")
         .by(T.id)
         .by(__.out_v().id_())
-        .by(__.in_v().values("qualifiedName"))
+        .by(__.in_v().qualified_name())
         .by(__.value_map())
         .to_list()
     )
@@ -109,13 +112,13 @@ def read_taggings(
                 Tagging(
                     row["v"],
                     Label.parse(row["label"]),
-                    props.get("origin", ""),
-                    props.get("fromName", ""),
-                    props.get("fromLabel", ""),
-                    props.get("via", ""),
-                    props.get("rule", ""),
-                    int(props.get("round", 0)),
-                    props.get("declaredBy", ""),
+                    props.get(Key.ORIGIN, ""),
+                    props.get(Key.FROM_NAME, ""),
+                    props.get(Key.FROM_LABEL, ""),
+                    props.get(Key.VIA, ""),
+                    props.get(Key.RULE, ""),
+                    int(props.get(Key.ROUND, 0)),
+                    props.get(Key.DECLARED_BY, ""),
                 ),
             )
         )
@@ -135,19 +138,20 @@ def _upsert_taggings(
     ids = _upsert_classifications(g, (t.label for t in taggings), ops)
     written = 0
     for start in range(0, len(taggings), batch_size):
-        keys = [(t.vertex, ids[t.label], {"origin": t.origin}) for t in taggings[start : start + batch_size]]
-        before = matching_edges(g, "taggedWith", keys) if ops is not None else []
+        batch = taggings[start : start + batch_size]
+        keys = [(t.vertex, ids[t.label], {Key.ORIGIN: t.origin}) for t in batch]
+        before = matching_edges(g, EdgeLabel.TAGGED_WITH, keys) if ops is not None else []
         rows = [
             {
                 "match": {
-                    T.label: "taggedWith",
+                    T.label: EdgeLabel.TAGGED_WITH,
                     Direction.OUT: tagging.vertex,
                     Direction.IN: ids[tagging.label],
-                    "origin": tagging.origin,
+                    Key.ORIGIN: tagging.origin,
                 },
                 "props": tagging.properties(),
             }
-            for tagging in taggings[start : start + batch_size]
+            for tagging in batch
         ]
         edge_ids = (
             g.inject(*rows)
@@ -158,7 +162,7 @@ def _upsert_taggings(
             .to_list()
         )
         if ops is not None:  # an updated edge may have a new id (JanusGraph): record it as now found
-            after = matching_edges(g, "taggedWith", keys)
+            after = matching_edges(g, EdgeLabel.TAGGED_WITH, keys)
             kept = {op_id(edge_id) for edge_id in after}
             record_drops(g, ops, edges=[edge_id for edge_id in before if op_id(edge_id) not in kept])
             record_state(g, ops, edges=after)
@@ -171,7 +175,7 @@ def drop_edges(g: GraphTraversalSource, edge_ids: list[Any], batch_size: int = 5
     ids = [long(i) if type(i) is int else i for i in edge_ids]
     with change_set(g) as (source, ops):
         for start in range(0, len(ids), batch_size):
-            batch = source.E(*ids[start : start + batch_size]).has_label("taggedWith")
+            batch = source.E(*ids[start : start + batch_size]).has_label(EdgeLabel.TAGGED_WITH)
             if ops is not None:
                 record_drops(source, ops, edges=batch.clone().id_().to_list())
             batch.drop().iterate()
@@ -182,7 +186,7 @@ def vertex_names(g: GraphTraversalSource, ids: Iterable[Any]) -> dict[Any, str]:
     wanted = list(set(ids))
     if not wanted:
         return {}
-    rows = g.V(*wanted).project("id", "name").by(T.id).by(__.values("qualifiedName")).to_list()
+    rows = lineage_source(g).V(*wanted).project("id", "name").by(T.id).by(__.qualified_name()).to_list()
     return {row["id"]: row["name"] for row in rows}
 
 
@@ -192,12 +196,13 @@ def vertex_ids(g: GraphTraversalSource, names: Iterable[str]) -> dict[str, Any]:
     if not wanted:
         return {}
     rows = (
-        g.V()
-        .has("qualifiedName", P.within(*wanted))
-        .has_label(P.within("table", "column", "file", "topic"))
+        lineage_source(g)
+        .V()
+        .has(Key.QUALIFIED_NAME, P.within(*wanted))
+        .has_label(P.within(*LabelGroup.LABELLED))
         .project("id", "name")
         .by(T.id)
-        .by(__.values("qualifiedName"))
+        .by(__.qualified_name())
         .to_list()
     )
     return {row["name"]: row["id"] for row in rows}
@@ -205,7 +210,7 @@ def vertex_ids(g: GraphTraversalSource, names: Iterable[str]) -> dict[str, Any]:
 
 def tagged_with(g: GraphTraversalSource, label: Label, *, origin: str | None = None) -> list[str]:
     """qualifiedNames of the vertices holding ``label`` (optionally of one origin), sorted."""
-    edges = g.V().has("classification", "qualifiedName", str(label)).in_e("taggedWith")
+    edges = lineage_source(g).classifications(str(label)).in_e(EdgeLabel.TAGGED_WITH)
     if origin:
-        edges = edges.has("origin", origin)
-    return sorted(set(edges.out_v().values("qualifiedName").to_list()))
+        edges = edges.has(Key.ORIGIN, origin)
+    return sorted(set(edges.out_v().qualified_name().to_list()))

@@ -28,9 +28,14 @@ from sqlglot.optimizer.scope import Scope
 
 from lineage_platform.errors import SecurityError
 from lineage_platform.security.query_analysis import TracedQuery
-from lineage_platform.sql.flow import Flow
-from lineage_platform.sql.function_rules import FunctionRule, function_arguments, function_name
-from lineage_platform.sql.tracer import Tracer, leftmost_select
+from lineage_platform.sql import (
+    Flow,
+    FunctionRule,
+    Tracer,
+    function_arguments,
+    function_name,
+    leftmost_select,
+)
 
 _CLAUSES = (
     ("group", "GROUP BY"),

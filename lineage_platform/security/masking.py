@@ -6,7 +6,7 @@ Two modes:
   selecting the masked columns under their own names. Everything the query computes (joins, filters,
   grouping, UDFs) sees masked values, so nothing about the plaintext can be inferred from the result.
 * ``after`` — mask at the outermost projection: each output column is traced back to its base columns
-  (:class:`~lineage_platform.sql.tracer.Tracer`); an output that copies whole sensitive values gets their
+  (:class:`~lineage_platform.sql.Tracer`); an output that copies whole sensitive values gets their
   rule, an output computed from one (an expression, a CASE condition) becomes NULL. Joins and filters compute
   on real values, so row-level inference (a WHERE on the sensitive column) stays possible; grouping,
   ordering, de-duplicating and aggregating a sensitive column are refused
@@ -32,8 +32,7 @@ from lineage_platform.labels.propagate import labels_of
 from lineage_platform.security.after_mode import refuse_computations
 from lineage_platform.security.masking_rules import MaskingPolicy, MaskRule
 from lineage_platform.security.query_analysis import TracedQuery, trace_query
-from lineage_platform.sql.flow import Flow
-from lineage_platform.sql.tracer import leftmost_select, table_name
+from lineage_platform.sql import Flow, leftmost_select, table_name
 
 Mode = Literal["before", "after"]
 MODES: tuple[Mode, ...] = ("before", "after")
@@ -97,13 +96,13 @@ def mask_query(
     if principals & policy.unmasked:
         return MaskedQuery(sql, mode)
     traced = trace_query(sql, schema, dialect, default_db)
-    if traced.analysis.operation != "SELECT" or len(traced.units) != 1:
+    if traced.operation != "SELECT" or len(traced.units) != 1:
         raise SecurityError(
-            f"denied: masking rewrites SELECT queries; got {traced.analysis.operation}",
+            f"denied: masking rewrites SELECT queries; got {traced.operation}",
             hint="mask the SELECT part, or grant access to the written table instead",
         )
     candidates = sorted(
-        {f"{d.name}.{c}" for d in traced.analysis.inputs for c in d.columns}
+        {f"{d.name}.{c}" for d in traced.inputs for c in d.columns}
         | {f.source for position in range(_width(traced)) for f in _output_flows(traced, position)}
     )
     rules = sensitive_columns(policy, candidates, graph)
@@ -146,7 +145,6 @@ def _mask_scans(traced: TracedQuery, rules: Mapping[str, MaskRule], dialect: str
     """Replace every scan of a table with sensitive columns by ``(SELECT masked columns FROM t) AS alias``."""
     root = traced.units[0].scope
     assert root is not None
-    session = traced.analysis.session
     masked: dict[str, str] = {}
     for scope in list(root.traverse()):
         for alias, (_, source) in list(scope.selected_sources.items()):
@@ -156,7 +154,7 @@ def _mask_scans(traced: TracedQuery, rules: Mapping[str, MaskRule], dialect: str
             sensitive = {c.rpartition(".")[2]: r for c, r in rules.items() if c.rpartition(".")[0] == table}
             if not sensitive:
                 continue
-            columns = session.columns_of(table)
+            columns = traced.columns_of(table)
             if columns is None:
                 raise SecurityError(
                     f"denied: {table} has sensitive columns but its schema is unknown",

@@ -94,11 +94,9 @@ def resource_blocks(traced: Iterable[TracedQuery], sql: str = "") -> AccessReque
     operations: list[str] = []
     writes: list[str] = []
     for statement in traced:
-        operations.append(statement.analysis.operation)
+        operations.append(statement.operation)
         # temporary views live in the session only: creating one writes nothing
-        writes += [
-            d.name for d in statement.analysis.outputs if d.name != RESULT_DATASET and d.kind != "temp"
-        ]
+        writes += [d.name for d in statement.outputs if d.name != RESULT_DATASET and d.kind != "temp"]
         for unit, tracer in zip(statement.units, statement.tracers):
             read_unit(unit, tracer, reads)
     scans = reads.restrictions()

@@ -1,7 +1,7 @@
 """The scope walk behind resource blocks: which base columns a query reads and which rows of each scan.
 
 Walks a traced query unit's scope tree once (children before parents). Columns come from the
-:class:`~lineage_platform.sql.tracer.Tracer`; ANDed ``column op constant`` conditions become row predicates
+:class:`~lineage_platform.sql.Tracer`; ANDed ``column op constant`` conditions become row predicates
 of the scan they restrict, when that is sound:
 
 * in WHERE, and in JOIN ON for tables whose failing rows the join drops (both sides of inner and semi
@@ -26,10 +26,16 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, ScopeType
 
 from lineage_platform.model import Predicate, Transform
-from lineage_platform.sql.analysis import QueryUnit
-from lineage_platform.sql.extract_predicates import COMPARISONS
-from lineage_platform.sql.flow import Flow, Usage
-from lineage_platform.sql.tracer import ROW_CLAUSES, Tracer, leftmost_select, table_name
+from lineage_platform.sql import (
+    COMPARISONS,
+    ROW_CLAUSES,
+    Flow,
+    QueryUnit,
+    Tracer,
+    Usage,
+    leftmost_select,
+    table_name,
+)
 
 COMPARISON_OPS: dict[str, type[exp.Expr]] = {forward: kind for kind, (forward, _) in COMPARISONS.items()}
 """Comparison operator text -> sqlglot node class."""

@@ -22,9 +22,9 @@ from lineage_platform.errors import (
     UnsupportedStepError,
 )
 from lineage_platform.graph.embedded import (  # noqa: F401  (importing registers the steps)
-    filters,
     steps_branch,
     steps_date,
+    steps_filter,
     steps_graph,
     steps_list,
     steps_map,
@@ -33,6 +33,7 @@ from lineage_platform.graph.embedded import (  # noqa: F401  (importing register
     steps_navigation,
     steps_reduce,
     steps_sack,
+    steps_side_effect,
     steps_string,
 )
 from lineage_platform.graph.embedded.cancel import Cancellation

@@ -7,35 +7,24 @@ another (lazy generators; barrier steps collect). Paths are only tracked when th
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
-from gremlin_python.process.traversal import Bytecode, CardinalityValue, Direction, Traversal
+from gremlin_python.process.traversal import Bytecode
 
 from lineage_platform.errors import TraversalError, UnsupportedStepError
 from lineage_platform.graph.embedded.cancel import Cancellation
 from lineage_platform.graph.embedded.memgraph import MemGraph
+from lineage_platform.graph.embedded.step_calls import StepCall, as_bytecode, group_steps
+from lineage_platform.graph.embedded.strategies import Context, apply_strategies
 from lineage_platform.graph.embedded.values import hash_key
 
 # Steps whose presence anywhere in a traversal switches path tracking on.
 # Steps that need every object a traverser passed through, and steps that only need the as-labelled ones.
 FULL_PATH_STEPS = frozenset({"path", "simplePath", "cyclicPath", "tree", "otherV"})
 LABEL_STEPS = frozenset({"select", "where", "match", "format", "math"})
-# Instructions that modify the step before them instead of being steps themselves.
-MODULATORS = frozenset({"by", "times", "until", "emit", "option", "with", "from", "to", "read", "write"})
 # Steps whose writes can invalidate adjacency/index iterators: navigation snapshots when any is present.
 MUTATING_STEPS = frozenset({"addV", "addE", "property", "drop", "mergeV", "mergeE"})
-# Steps folded into the step before them: has-filters into V()/E() (index use), property() into addV()/addE().
-_FOLDS = {
-    "V": frozenset({"has", "hasLabel", "hasId"}),
-    "E": frozenset({"has", "hasLabel", "hasId"}),
-    "addV": frozenset({"property"}),
-    "addE": frozenset({"property"}),
-}
-# Modulators that may also come before the step they modify (until(...).repeat(...)).
-LEADING_MODULATORS = frozenset({"until", "emit", "times"})
 
 
 class PathNode:
@@ -155,24 +144,6 @@ class MapStep:
         return map(self.one, travs)
 
 
-@dataclass
-class StepCall:
-    """One step of a traversal with its arguments, modulators (by, times, option, ...) and `as` labels."""
-
-    name: str
-    args: list[Any]
-    modulators: list[tuple[str, list[Any]]] = field(default_factory=list)
-    leading: list[tuple[str, list[Any]]] = field(default_factory=list)
-    folded: list[StepCall] = field(default_factory=list)
-    following: StepCall | None = None  # the next step of the same traversal (lets repeat() absorb a dedup())
-    absorbed: bool = False  # set when the step before already guarantees this step's effect
-    starts_child: bool = False  # first step of a nested traversal (its input is already queued when it runs)
-
-    def modulator_args(self, name: str) -> list[list[Any]]:
-        """Argument lists of every modulator called ``name``, in order."""
-        return [args for mod, args in self.modulators if mod == name]
-
-
 StepCompiler = Callable[[StepCall, "Compiler"], StepFn]
 _REGISTRY: dict[str, StepCompiler] = {}
 
@@ -186,110 +157,6 @@ def step(*names: str) -> Callable[[StepCompiler], StepCompiler]:
         return fn
 
     return register
-
-
-def as_bytecode(value: Any) -> Bytecode | None:
-    """The bytecode of a nested traversal argument (Bytecode or GraphTraversal), else None."""
-    if isinstance(value, CardinalityValue):
-        return None
-    if isinstance(value, Bytecode):
-        return value
-    if isinstance(value, Traversal):
-        return value.bytecode
-    return None
-
-
-def _modulates_previous_repeat(calls: list[StepCall], name: str) -> bool:
-    """Whether an emit()/until()/times() belongs to the repeat() just before it: as in TinkerPop, only when
-    that repeat has no such modulator yet (else it leads the next repeat())."""
-    if not calls or calls[-1].name != "repeat":
-        return False
-    kinds = {"emit": ("emit",), "until": ("until", "times"), "times": ("until", "times")}[name]
-    return not any(existing in kinds for existing, _ in (*calls[-1].leading, *calls[-1].modulators))
-
-
-def group_steps(instructions: list[list[Any]]) -> list[StepCall]:
-    """Attach modulators to the step they modify, keeping steps in order."""
-    calls: list[StepCall] = []
-    pending: list[tuple[str, list[Any]]] = []
-    for name, *args in instructions:
-        if name in LEADING_MODULATORS and not _modulates_previous_repeat(calls, name):
-            pending.append((name, args))
-            continue
-        if name == "to" and args and isinstance(args[0], Direction):
-            name, args = _DIRECTION_STEPS[args[0]], args[1:]
-        if name in MODULATORS:
-            if not calls:
-                raise TraversalError(
-                    f"{name}() must follow a step it modulates",
-                    hint=f"put {name}() after the step it configures",
-                )
-            calls[-1].modulators.append((name, args))
-            continue
-        if pending and name != "repeat":
-            raise TraversalError(
-                f"{pending[0][0]}() must be used with repeat()",
-                hint="write until()/emit()/times() next to repeat()",
-            )
-        calls.append(StepCall(name, args, leading=pending))
-        pending = []
-    if pending:
-        raise TraversalError(
-            f"{pending[0][0]}() must be used with repeat()",
-            hint="write until()/emit()/times() next to repeat()",
-        )
-    return _fold(calls)
-
-
-_DIRECTION_STEPS = {Direction.OUT: "out", Direction.IN: "in", Direction.BOTH: "both"}
-
-
-def _split(calls: list[StepCall], connective: str) -> list[list[StepCall]]:
-    parts: list[list[StepCall]] = [[]]
-    for call in calls:
-        if call.name == connective and not call.args:
-            parts.append([])
-        else:
-            parts[-1].append(call)
-    return parts
-
-
-def rewrite_connectives(calls: list[StepCall], *, anonymous: bool) -> list[StepCall]:
-    """Infix ``a.and().b`` / ``a.or().b`` become and(a, b) / or(a, b) filters; and binds tighter than or.
-
-    In a root traversal the start step and its as-labels stay outside the filter."""
-    if not any(c.name in ("and", "or") and not c.args for c in calls):
-        return calls
-    start = 0
-    if not anonymous:
-        start = 1
-        while start < len(calls) and calls[start].name == "as":
-            start += 1
-
-    def conjunction(part: list[StepCall]) -> list[StepCall]:
-        operands = _split(part, "and")
-        return operands[0] if len(operands) == 1 else [StepCall("and", list(operands))]
-
-    alternatives = [conjunction(part) for part in _split(calls[start:], "or")]
-    if len(alternatives) == 1:
-        return calls[:start] + alternatives[0]
-    return [*calls[:start], StepCall("or", alternatives)]
-
-
-def _fold(calls: list[StepCall]) -> list[StepCall]:
-    out: list[StepCall] = []
-    for call in calls:
-        host = out[-1] if out else None
-        if (
-            host is not None
-            and call.name in _FOLDS.get(host.name, ())
-            and not call.modulators
-            and (not host.modulators or host.name in ("addV", "addE"))
-        ):
-            host.folded.append(call)
-            continue
-        out.append(call)
-    return out
 
 
 def uses_steps(bytecode: Bytecode, names: frozenset[str]) -> bool:
@@ -448,11 +315,9 @@ class Compiler:
 
     def _compile(self, bytecode: Bytecode | list[StepCall], anonymous: bool) -> Pipeline:
         calls = group_steps(bytecode.step_instructions) if isinstance(bytecode, Bytecode) else bytecode
-        calls = rewrite_connectives(calls, anonymous=anonymous)
+        calls = apply_strategies(calls, self.strategy_context(anonymous))
         if calls and anonymous:
             calls[0].starts_child = True
-        for call, after in itertools.pairwise(calls):
-            call.following = after
         steps = []
         for call in calls:
             fn = _REGISTRY.get(call.name)
@@ -463,6 +328,11 @@ class Compiler:
                 )
             steps.append(fn(call, self))
         return Pipeline(steps)
+
+    def strategy_context(self, anonymous: bool) -> Context:
+        """What the strategies may depend on for a traversal compiled in this execution."""
+        full_paths = self.track_paths and not self.label_paths_only
+        return Context(anonymous=anonymous, full_paths=full_paths, sack=self.sack_initial is not None)
 
     def sub(self, value: Any, step_name: str) -> Pipeline:
         """Compile a nested traversal argument, with a clear error when ``value`` is not one."""

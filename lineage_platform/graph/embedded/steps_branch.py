@@ -1,5 +1,4 @@
-"""Branching and side-effect steps: repeat, union, coalesce, optional, choose, local, map, flatMap, sideEffect,
-aggregate, store, cap, barrier."""
+"""Branching steps: repeat, union, coalesce, optional, choose, local, map, flatMap, barrier, fail."""
 
 from __future__ import annotations
 
@@ -7,7 +6,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from gremlin_python.process.traversal import Pick, Scope
+from gremlin_python.process.traversal import Pick
 
 from lineage_platform.errors import FailStepError, TraversalError
 from lineage_platform.graph.embedded.memgraph import VertexRec
@@ -19,12 +18,11 @@ from lineage_platform.graph.embedded.pipeline import (
     StepFn,
     Trav,
     as_bytecode,
-    group_steps,
     merge_bulks,
     step,
 )
 from lineage_platform.graph.embedded.predicates import compile_predicate
-from lineage_platform.graph.embedded.steps_reduce import apply_operator, operator_name
+from lineage_platform.graph.embedded.strategies import Hop, NavigationWalk
 
 LoopTest = Callable[[Trav], bool]
 
@@ -68,9 +66,8 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
             until, until_first = _loop_test(name, mod_args, c), first
         elif name == "emit":
             emit, emit_first = _loop_test(name, mod_args, c), first
-    walk = _navigation_walk(call, args[0], c)
-    if walk is not None:
-        return walk
+    if call.walk is not None:  # the navigation_walk strategy chose the fast walk
+        return _navigation_walk(call.walk, c)
     check_size = c.check_size
 
     def exits(t: Trav) -> Iterator[Trav | None]:
@@ -150,28 +147,7 @@ def _enqueue(queue: OrderedDict[Any, Trav], t: Trav) -> None:
         queue[key] = waiting.with_bulk(waiting.bulk + t.bulk)
 
 
-Hop = tuple[tuple[bool, ...], tuple[str, ...]]  # (directions as "upstream?" flags, edge labels)
-
-
-def _navigation_hops(body: Any) -> list[Hop] | None:
-    """The hops of a body made only of out/in/both(labels) steps, else None."""
-    bytecode = as_bytecode(body)
-    if bytecode is None or not bytecode.step_instructions:
-        return None
-    hops: list[Hop] = []
-    for call in group_steps(bytecode.step_instructions):
-        if (
-            call.name not in ("out", "in", "both")
-            or call.modulators
-            or not all(isinstance(a, str) for a in call.args)
-        ):
-            return None
-        directions = {"out": (False,), "in": (True,), "both": (False, True)}[call.name]
-        hops.append((directions, tuple(call.args)))
-    return hops
-
-
-def _advance(frontier: dict[VertexRec, int], hops: list[Hop]) -> dict[VertexRec, int]:
+def _advance(frontier: dict[VertexRec, int], hops: tuple[Hop, ...]) -> dict[VertexRec, int]:
     """Move every (vertex, bulk) of the frontier along the hops, adding bulks of vertices reached twice."""
     for directions, labels in hops:
         reached: dict[VertexRec, int] = {}
@@ -226,7 +202,7 @@ def _require_vertex(t: Trav) -> None:
 
 def _distinct_walk(
     travs: Iterator[Trav],
-    hops: list[Hop],
+    hops: tuple[Hop, ...],
     limit: int | None,
     emit_start: bool,
     project: str | None,
@@ -259,41 +235,15 @@ def _distinct_walk(
                 yield from [Trav(v, 1, path, loops, sack) for v in frontier]
 
 
-def _navigation_walk(call: StepCall, body: Any, c: Compiler) -> StepFn | None:
-    """A fast repeat() for pure navigation bodies without paths: a breadth-first walk over vertex -> bulk maps.
-
-    Applies when until() is absent or times(n) and emit() is absent or unconditional. With emit() and a plain
-    dedup() right after, vertices already reached are not walked again (breadth-first, so the first visit has
-    the most hops left) and the dedup() is absorbed."""
-    hops = _navigation_hops(body)
-    if hops is None or (c.track_paths and not c.label_paths_only) or c.sack_initial is not None:
-        return None
-    limit: int | None = None
-    until_first = emit_first = None
-    for first, (name, mod_args) in [(True, m) for m in call.leading] + [(False, m) for m in call.modulators]:
-        if name == "times" and isinstance(mod_args[0], int) and not isinstance(mod_args[0], bool):
-            limit, until_first = mod_args[0], first
-        elif name == "emit" and not mod_args:
-            emit_first = first
-        else:
-            return None
+def _navigation_walk(walk: NavigationWalk, c: Compiler) -> StepFn:
+    """A fast repeat() for pure navigation bodies without paths: a breadth-first walk over vertex -> bulk maps
+    (each vertex once when the walk absorbed a dedup(); see the navigation_walk strategy)."""
+    hops, limit, until_first, emit_first = walk.hops, walk.limit, walk.until_first, walk.emit_first
     check_cancelled = c.check_cancelled
-    following = call.following
-    prune = (
-        emit_first is not None
-        and following is not None
-        and following.name == "dedup"
-        and not following.args
-        and not following.modulators
-    )
-    if prune:
-        following.absorbed = True
-        projection = following.following
-        project = None
-        if projection is not None and projection.name in ("id", "label") and not projection.modulators:
-            projection.absorbed = True
-            project = projection.name
-        return lambda travs: _distinct_walk(travs, hops, limit, emit_first is True, project, check_cancelled)
+    if walk.distinct:
+        return lambda travs: _distinct_walk(
+            travs, hops, limit, emit_first is True, walk.project, check_cancelled
+        )
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         for t in travs:
@@ -448,96 +398,6 @@ def compile_map(call: StepCall, c: Compiler) -> StepFn:
     return lambda travs: (
         t.split(r.obj) for t in travs for r in branch.run((t.alone(),)) for _ in range(r.bulk)
     )
-
-
-@step("sideEffect")
-def compile_side_effect(call: StepCall, c: Compiler) -> StepFn:
-    """sideEffect(t): run t for each traverser and pass the traverser on."""
-    branch = c.sub(call.args[0], "sideEffect")
-
-    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
-        for t in travs:
-            for _ in branch.run((t.alone(),)):
-                pass
-            yield t
-
-    return run
-
-
-@step("aggregate", "store")
-def compile_aggregate(call: StepCall, c: Compiler) -> StepFn:
-    """aggregate(key): collect every object into a side-effect list (a barrier); store/aggregate(local) are lazy."""
-    args = list(call.args)
-    lazy = call.name == "store" or (bool(args) and args[0] == Scope.local)
-    if args and isinstance(args[0], Scope):
-        args.pop(0)
-    key = args[0]
-    bys = by_functions(call.modulator_args("by"), c, call.name)
-    project = bys[0] if bys else (lambda t: t.obj)
-    operator = c.side_effect_operators.get(key)
-    # addAll and assign take the aggregated values as one collection, other operators fold them one by one
-    whole = operator is not None and operator_name(operator) in ("addall", "assign")
-
-    c.side_effects.setdefault(key, [])  # declared when compiled: cap() of one never reached gives []
-
-    def values(t: Trav) -> list[Any]:
-        value = project(t)
-        return [] if value is NOTHING else [value] * t.bulk
-
-    def fold_in(new: list[Any]) -> None:
-        if not new:
-            return
-        current = c.side_effects[key]
-        if whole:
-            c.side_effects[key] = apply_operator(operator, current, new, call.name)
-        elif operator is not None:
-            for value in new:
-                current = apply_operator(operator, current, value, call.name)
-            c.side_effects[key] = current
-        elif isinstance(current, list):
-            current.extend(new)
-        elif isinstance(current, set):
-            current.update(new)
-        else:
-            raise TraversalError(
-                f"{call.name}('{key}') cannot add to the side effect {current!r} of type {type(current).__name__}",
-                hint="start it as a list or set, or give withSideEffect() an Operator to fold values with",
-            )
-
-    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
-        if lazy:
-            for t in travs:
-                fold_in(values(t))
-                yield t
-            return
-        collected = c.collect(travs, call.name + "()")
-        fold_in(
-            c.expand((t.replace(v) for t in collected if (v := project(t)) is not NOTHING), call.name + "()")
-        )
-        yield from collected
-
-    return run
-
-
-@step("cap")
-def compile_cap(call: StepCall, c: Compiler) -> StepFn:
-    """cap(keys...): after the stream is exhausted, the side effect (or a map of several)."""
-    keys = list(call.args)
-
-    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
-        for _ in travs:
-            pass
-        missing = [k for k in keys if k not in c.side_effects]
-        if missing:
-            raise TraversalError(
-                f"cap() names unknown side effects {missing}", hint="cap() a key set by aggregate()"
-            )
-        if len(keys) == 1:
-            yield c.start(c.side_effects[keys[0]])
-        else:
-            yield c.start({k: c.side_effects[k] for k in keys})
-
-    return run
 
 
 @step("barrier")

@@ -10,10 +10,10 @@ from gremlin_python.structure.graph import Edge, Element, Vertex
 
 from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.access import flatten_ids, lookup
-from lineage_platform.graph.embedded.filters import element_test
 from lineage_platform.graph.embedded.memgraph import EdgeRec, MemGraph, PropRec, VertexPropRec, VertexRec
 from lineage_platform.graph.embedded.pipeline import SEED, Compiler, StepCall, StepFn, Trav, as_bytecode, step
 from lineage_platform.graph.embedded.predicates import equality_values
+from lineage_platform.graph.embedded.steps_filter import element_test
 
 
 def _candidates(graph: MemGraph, folded: list[StepCall], ids: list[Any]) -> Callable[[], Iterable[VertexRec]]:

@@ -89,8 +89,6 @@ def _ids(travs: Iterator[Trav]) -> Iterator[Trav]:
 
 def _token_step(token: T) -> Any:
     def compile_token(call: StepCall, c: Compiler) -> StepFn:
-        if call.absorbed:
-            return lambda travs: travs
         if token == T.id:
             return _ids
         return lambda travs: (t.split(token_value(t.obj, token, call.name)) for t in travs)

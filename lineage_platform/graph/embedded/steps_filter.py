@@ -274,8 +274,6 @@ def _deduplicated(obj: Any, kept: list[Any]) -> Any:
 @step("dedup")
 def compile_dedup(call: StepCall, c: Compiler) -> StepFn:
     """dedup([Scope.local], labels...) with an optional by()."""
-    if call.absorbed:
-        return lambda travs: travs
     args = list(call.args)
     local = bool(args) and args[0] == Scope.local
     if args and isinstance(args[0], Scope):

@@ -1,0 +1,120 @@
+# generated from graph_schema/schema.yaml by `python -m graph_schema.vocabulary` — do not edit
+"""The lineage graph's label and property key names (schema version 3)."""
+
+from typing import Final
+
+SCHEMA_VERSION: Final = 3
+
+
+class VertexLabel:
+    """Vertex labels."""
+
+    DATABASE: Final = "database"
+    TABLE: Final = "table"
+    COLUMN: Final = "column"
+    FILE: Final = "file"
+    TOPIC: Final = "topic"
+    PROCESS: Final = "process"
+    RUN: Final = "run"
+    PARTITION: Final = "partition"
+    CLASSIFICATION: Final = "classification"
+    PRINCIPAL: Final = "principal"
+    GRANT: Final = "grant"
+    CDC_OUTBOX_COUNTER: Final = "cdcOutboxCounter"
+    CDC_OUTBOX: Final = "cdcOutbox"
+
+
+class EdgeLabel:
+    """Edge labels."""
+
+    CONTAINS: Final = "contains"
+    HAS_COLUMN: Final = "hasColumn"
+    USED_BY: Final = "usedBy"
+    GENERATED: Final = "generated"
+    FLOWS_TO: Final = "flowsTo"
+    HAS_RUN: Final = "hasRun"
+    HAS_PARTITION: Final = "hasPartition"
+    TAGGED_WITH: Final = "taggedWith"
+    MEMBER_OF: Final = "memberOf"
+    HOLDS: Final = "holds"
+
+
+class Key:
+    """Property keys."""
+
+    GUID: Final = "guid"
+    NAME: Final = "name"
+    TYPE_NAME: Final = "typeName"
+    KIND: Final = "kind"
+    QUALIFIED_NAME: Final = "qualifiedName"
+    CREATE_TIME: Final = "createTime"
+    CREATE_BY: Final = "createBy"
+    VERSION: Final = "version"
+    SCHEMA_HASHES: Final = "schemaHashes"
+    DATA_TYPE: Final = "dataType"
+    DATASET_KIND: Final = "datasetKind"
+    PARTITION_BYTES: Final = "partitionBytes"
+    RETENTION_DAYS: Final = "retentionDays"
+    OPERATION: Final = "operation"
+    QUERY_TEXT: Final = "queryText"
+    USER: Final = "user"
+    START_TIME: Final = "startTime"
+    END_TIME: Final = "endTime"
+    HOST: Final = "host"
+    CLUSTER: Final = "cluster"
+    ENGINE: Final = "engine"
+    JOB: Final = "job"
+    QUEUE: Final = "queue"
+    STATUS: Final = "status"
+    SOURCE: Final = "source"
+    RUN_ID: Final = "runId"
+    PREDICATES: Final = "predicates"
+    PROPAGATE: Final = "propagate"
+    PROCESS: Final = "process"
+    STRENGTH: Final = "strength"
+    TRANSFORM: Final = "transform"
+    KEY_PATH: Final = "keyPath"
+    MASKING: Final = "masking"
+    LABEL_KEY: Final = "labelKey"
+    LABEL_VALUE: Final = "labelValue"
+    ORIGIN: Final = "origin"
+    FROM_NAME: Final = "fromName"
+    FROM_LABEL: Final = "fromLabel"
+    VIA: Final = "via"
+    RULE: Final = "rule"
+    ROUND: Final = "round"
+    PARTITION_LAYOUT: Final = "partitionLayout"
+    CATALOG_VERSION: Final = "catalogVersion"
+    PATH: Final = "path"
+    RECORD_COUNT: Final = "recordCount"
+    BYTE_SIZE: Final = "byteSize"
+    TIME_START: Final = "timeStart"
+    TIME_END: Final = "timeEnd"
+    BUCKET_START: Final = "bucketStart"
+    SRC_IP_LO: Final = "srcIpLo"
+    SRC_IP_HI: Final = "srcIpHi"
+    DST_IP_LO: Final = "dstIpLo"
+    DST_IP_HI: Final = "dstIpHi"
+    SRC_PORT_LO: Final = "srcPortLo"
+    SRC_PORT_HI: Final = "srcPortHi"
+    DST_PORT_LO: Final = "dstPortLo"
+    DST_PORT_HI: Final = "dstPortHi"
+    PROTOCOL_LO: Final = "protocolLo"
+    PROTOCOL_HI: Final = "protocolHi"
+    ROUTER_LO: Final = "routerLo"
+    ROUTER_HI: Final = "routerHi"
+    DECLARED_BY: Final = "declaredBy"
+    GRANT_DATABASE: Final = "grantDatabase"
+    GRANT_TABLE: Final = "grantTable"
+    GRANT_COLUMNS: Final = "grantColumns"
+    GRANT_ROWS: Final = "grantRows"
+    SEQ: Final = "seq"
+    COMMITTED_AT: Final = "committedAt"
+    OPS: Final = "ops"
+
+
+class LabelGroup:
+    """Named lists of vertex labels."""
+
+    DATASET: Final = ("table", "file", "topic")
+    LABELLED: Final = ("table", "column", "file", "topic")
