@@ -57,7 +57,12 @@ def main() -> None:
         "--records", type=int, default=int(os.environ.get("NETFLOW_BENCH_RECORDS", 1_000_000))
     )
     parser.add_argument("--hours", type=int, default=4)
-    parser.add_argument("--ranges", type=int, default=8, help="equi-depth ranges on src_ip and on dst_ip")
+    parser.add_argument(
+        "--cells",
+        type=int,
+        default=None,
+        help="cells per time bucket on src_ip, dst_ip (default: from the volume)",
+    )
     parser.add_argument("--ingest-only", action="store_true", help="measure ingest only (no queries)")
     parser.add_argument("--repeats", type=int, default=1, help="ingest runs (medians are reported)")
     args = parser.parse_args()
@@ -78,7 +83,7 @@ class IngestRun:
     project_cpu_seconds: float
 
 
-def ingest_both(records: pa.Table, batches: list[pa.RecordBatch], ranges: int, work: Path) -> IngestRun:
+def ingest_both(records: pa.Table, batches: list[pa.RecordBatch], cells: int | None, work: Path) -> IngestRun:
     """DuckDB's COPY to one file, then the project's ingest and catalogue, each timed."""
     work.mkdir(parents=True)
     raw = work / "raw.parquet"
@@ -90,7 +95,7 @@ def ingest_both(records: pa.Table, batches: list[pa.RecordBatch], ranges: int, w
 
     g = connect("memory:")
     started, cpu_started = time.perf_counter(), time.process_time()
-    layout = PartitionLayout.from_sample(records.slice(0, 200_000), ("src_ip", "dst_ip"), ranges)
+    layout = PartitionLayout.from_sample(records.slice(0, 200_000), ("src_ip", "dst_ip"), cells)
     summary = ingest_batches(batches, layout, work / "clustered", workers=2, block_rows=1 << 14)
     register_dataset(g, DATASET, layout, work / "clustered")
     add_partitions(g, DATASET, work / "clustered", summary.files)
@@ -105,7 +110,7 @@ def run(args: argparse.Namespace, work: Path) -> None:
     records = pa.Table.from_batches(batches)
 
     runs = [
-        ingest_both(records, batches, args.ranges, work / f"run{number}") for number in range(args.repeats)
+        ingest_both(records, batches, args.cells, work / f"run{number}") for number in range(args.repeats)
     ]
     last = runs[-1]
     raw, g, summary = last.raw, last.g, last.summary

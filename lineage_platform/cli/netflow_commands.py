@@ -70,9 +70,17 @@ def choose(query_log: Path, threshold: float, max_attributes: int) -> None:
     help="Choose the attributes from this query log instead.",
 )
 @p.option(
-    "--ranges", type=click.IntRange(min=1), default=4, show_default=True, help="Equi-depth ranges each."
+    "--cells",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Cells per time bucket (default: cells of ~131k records, at least 8, from the data rate).",
 )
-@p.option("--bucket-minutes", type=click.IntRange(min=1), default=60, show_default=True, help="Time bucket.")
+@p.option(
+    "--bucket-minutes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Time bucket (default: the shortest divisor of a day holding 8 such cells).",
+)
 @p.option(
     "--engine",
     command="netflow ingest",
@@ -103,8 +111,8 @@ def ingest(
     root: Path | None,
     attributes: str | None,
     workload: Path | None,
-    ranges: int,
-    bucket_minutes: int,
+    cells: int | None,
+    bucket_minutes: int | None,
     engine: str,
     spark_master: str,
     rejects: Path | None,
@@ -122,7 +130,7 @@ def ingest(
         root=root,
         attributes=attributes,
         workload=workload,
-        ranges=ranges,
+        cells=cells,
         bucket_minutes=bucket_minutes,
         engine=engine,
         spark_master=spark_master,
@@ -187,18 +195,26 @@ def retain(keep_from: str, dataset: str, graph_url: str | None) -> None:
 @dataset_option
 @p.option("--attributes", required=True, help="New clustering attributes, comma-separated.")
 @p.option(
-    "--ranges", type=click.IntRange(min=1), default=4, show_default=True, help="Equi-depth ranges each."
+    "--cells",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Cells per time bucket (default: cells of ~131k records, at least 8, from the data rate).",
 )
-@p.option("--bucket-minutes", type=click.IntRange(min=1), default=60, show_default=True, help="Time bucket.")
+@p.option(
+    "--bucket-minutes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Time bucket (default: the shortest divisor of a day holding 8 such cells).",
+)
 @p.graph_url
 def repartition(
-    dataset: str, attributes: str, ranges: int, bucket_minutes: int, graph_url: str | None
+    dataset: str, attributes: str, cells: int | None, bucket_minutes: int | None, graph_url: str | None
 ) -> None:
     """Re-write the dataset with a new layout and replace its partitions in the catalog."""
     from lineage_platform.graph import connect
     from lineage_platform.netflow.maintenance import LayoutRequest, parse_attributes
     from lineage_platform.netflow.maintenance import repartition as run_repartition
 
-    request = LayoutRequest(parse_attributes(attributes), ranges, bucket_minutes * 60_000)
+    request = LayoutRequest(parse_attributes(attributes), cells, bucket_minutes and bucket_minutes * 60_000)
     summary = run_repartition(connect(graph_url), dataset, request)
     click.echo(f"{summary.records} records re-written into {len(summary.files)} partition files")
