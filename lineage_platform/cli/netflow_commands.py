@@ -151,20 +151,36 @@ def ingest(
     "--engine",
     "query_engine",
     command="netflow query",
-    type=click.Choice(["duckdb", "arrow"]),
+    type=click.Choice(["duckdb", "arrow", "spark"]),
     default="duckdb",
     show_default=True,
-    help="duckdb: DuckDB reads the candidate files; arrow: pyarrow reads exactly the indexed blocks.",
+    help="duckdb: DuckDB reads the candidate files; arrow: pyarrow reads exactly the indexed blocks; "
+    "spark: Spark executors scan the candidate files, rows stream back to this process.",
+)
+@p.option(
+    "--master",
+    "spark_master",
+    envvar="LINEAGE_SPARK_MASTER",
+    default="local[*]",
+    show_default=True,
+    help="Spark master (engine spark).",
 )
 @p.graph_url
-def query(sql: str, dataset: str, explain: bool, query_engine: str, graph_url: str | None) -> None:
+def query(
+    sql: str, dataset: str, explain: bool, query_engine: str, spark_master: str, graph_url: str | None
+) -> None:
     """Run SQL over the dataset, reading only the partitions and blocks its WHERE clause can match."""
     from lineage_platform.graph import connect
     from lineage_platform.netflow.query import format_streamed, plan_query
 
-    click.echo(
-        format_streamed(plan_query(connect(graph_url), dataset, sql), engine=query_engine, explain=explain)
-    )
+    plan = plan_query(connect(graph_url), dataset, sql)
+    batches = None
+    if query_engine == "spark":
+        from lineage_platform.ingest.spark import session
+        from lineage_platform.netflow.spark_query import spark_batches
+
+        batches = spark_batches(session(spark_master, "lineage-netflow-query"), plan)
+    click.echo(format_streamed(plan, engine=query_engine, explain=explain, batches=batches))
 
 
 @netflow.command()
