@@ -28,7 +28,8 @@ HOUR_MS = 3_600_000
 # 2026-11-24): cells this large keep that below the cost of reading their records.
 TARGET_CELL_RECORDS = 1 << 17
 MIN_CELLS = 8  # a query pinning the clustering attributes reads about 1/MIN_CELLS of a bucket or less
-BUCKET_HOURS = (1, 2, 3, 4, 6, 8, 12, 24)  # divisors of a day: buckets stay aligned to midnight UTC
+BUCKET_HOURS = (1, 2, 3, 4, 6, 8, 12, 24)
+BALANCE_SLACK = 0.02  # a cut this far (share of a node's records) from the wanted share still counts as even  # divisors of a day: buckets stay aligned to midnight UTC
 
 # A node is a cell number (leaf) or a split: (attribute, cut, left, right); records with value >= cut go right.
 Node = int | tuple[str, int, "Node", "Node"]
@@ -153,28 +154,38 @@ def size_for_volume(sample: pa.Table, bucket_ms: int | None = None) -> tuple[int
     return cells, bucket_ms
 
 
-def _build(values: np.ndarray, names: list[str], cells: int, counter: object) -> Node:
-    """Split ``values`` (one row per attribute) into ``cells`` cells; leaves numbered left to right."""
+def _build(
+    values: np.ndarray, names: list[str], cells: int, counter: object, uses: tuple[int, ...] = ()
+) -> Node:
+    """Split ``values`` (one row per attribute) into ``cells`` cells; leaves numbered left to right.
+
+    Among the attributes whose cut comes within :data:`BALANCE_SLACK` of the wanted share, the one split least often
+    on the way from the root is taken, so that every attribute gets its share of the cuts (a query on one attribute
+    then skips cells too); the others are taken only when that attribute cannot be cut evenly (a heavy hitter).
+    """
+    uses = uses or (0,) * len(names)
     if cells == 1 or values.shape[1] < 2:
         return next(counter)  # type: ignore[call-overload]
     left_cells = cells // 2
     wanted = values.shape[1] * left_cells / cells
-    best: tuple[float, int, int] | None = None  # (error, attribute, cut)
-    for number, row in enumerate(values):
-        for cut, left in _cuts(np.sort(row), wanted):
-            if best is None or abs(left - wanted) < best[0]:
-                best = (abs(left - wanted), number, cut)
-    if (
-        best is None
-    ):  # every attribute holds one value here: nothing can split it, one cell instead of several
+    found = [
+        (abs(left - wanted), number, cut)
+        for number, row in enumerate(values)
+        for cut, left in _cuts(np.sort(row), wanted)
+    ]
+    if not found:  # every attribute holds one value here: nothing can split it, one cell instead of several
         return next(counter)  # type: ignore[call-overload]
-    _, number, cut = best
+    slack = min(error for error, _, _ in found) + BALANCE_SLACK * values.shape[1]
+    _, number, cut = min(
+        (item for item in found if item[0] <= slack), key=lambda item: (uses[item[1]], item[0])
+    )
     right = values[number] >= cut
+    below = tuple(count + (index == number) for index, count in enumerate(uses))
     return (
         names[number],
         cut,
-        _build(values[:, ~right], names, left_cells, counter),
-        _build(values[:, right], names, cells - left_cells, counter),
+        _build(values[:, ~right], names, left_cells, counter, below),
+        _build(values[:, right], names, cells - left_cells, counter, below),
     )
 
 
