@@ -28,8 +28,12 @@ HOUR_MS = 3_600_000
 # 2026-11-24): cells this large keep that below the cost of reading their records.
 TARGET_CELL_RECORDS = 1 << 17
 MIN_CELLS = 8  # a query pinning the clustering attributes reads about 1/MIN_CELLS of a bucket or less
-BUCKET_HOURS = (1, 2, 3, 4, 6, 8, 12, 24)
-BALANCE_SLACK = 0.02  # a cut this far (share of a node's records) from the wanted share still counts as even  # divisors of a day: buckets stay aligned to midnight UTC
+BUCKET_HOURS = (1, 2, 3, 4, 6, 8, 12, 24)  # divisors of a day: buckets stay aligned to midnight UTC
+BALANCE_SLACK = 0.01  # a cut this far (share of the node's records) from a cell boundary still counts as even
+HEAVY_ERROR = 0.1  # no clustering cut this close (share of a cell) to a boundary: cut a tie-breaker column
+# Columns that split one heavy conversation (one source and destination) when it outweighs a cell: its flows differ
+# in their ephemeral ports. Queries do not prune on them; they only keep cells even.
+TIE_BREAKERS = ("src_port", "dst_port")
 
 # A node is a cell number (leaf) or a split: (attribute, cut, left, right); records with value >= cut go right.
 Node = int | tuple[str, int, "Node", "Node"]
@@ -68,9 +72,11 @@ class PartitionLayout:
         if cells is None or bucket_ms is None:
             sized_cells, sized_bucket = size_for_volume(sample, bucket_ms)
             cells, bucket_ms = cells or sized_cells, bucket_ms or sized_bucket
-        values = np.stack([sample.column(name).to_numpy().astype(np.int64) for name in attributes])
+        spare = [name for name in TIE_BREAKERS if name not in attributes and name in sample.column_names]
+        names = [*attributes, *spare]
+        values = np.stack([sample.column(name).to_numpy().astype(np.int64) for name in names])
         counter = iter(range(cells))
-        tree = _build(values, list(attributes), cells, counter) if attributes else 0
+        tree = _build(values, names, len(attributes), cells, counter) if attributes else 0
         return cls(tuple(attributes), tree, bucket_ms)
 
     @classmethod
@@ -111,7 +117,7 @@ class PartitionLayout:
     def _compiled(self) -> _CompiledTree:
         compiled = self.__dict__.get("_compiled_tree")
         if compiled is None:
-            compiled = _CompiledTree(self.tree, self.attributes)
+            compiled = _CompiledTree(self.tree)
             object.__setattr__(self, "_compiled_tree", compiled)  # a cache on a frozen dataclass
         return compiled
 
@@ -155,38 +161,63 @@ def size_for_volume(sample: pa.Table, bucket_ms: int | None = None) -> tuple[int
 
 
 def _build(
-    values: np.ndarray, names: list[str], cells: int, counter: object, uses: tuple[int, ...] = ()
+    values: np.ndarray,
+    names: list[str],
+    clustered: int,
+    cells: int,
+    counter: object,
+    uses: tuple[int, ...] = (),
 ) -> Node:
-    """Split ``values`` (one row per attribute) into ``cells`` cells; leaves numbered left to right.
+    """Split ``values`` (one row per name; the first ``clustered`` are the clustering attributes, the rest
+    :data:`TIE_BREAKERS`) into ``cells`` cells; leaves numbered left to right.
 
-    Among the attributes whose cut comes within :data:`BALANCE_SLACK` of the wanted share, the one split least often
-    on the way from the root is taken, so that every attribute gets its share of the cuts (a query on one attribute
-    then skips cells too); the others are taken only when that attribute cannot be cut evenly (a heavy hitter).
+    A cut may fall at any cell boundary (j of the node's k cells to the left, j = 1 .. k-1), not only the middle one,
+    so a heavy value that fills one and a half cells is cut off next to a boundary and its records are split on the
+    other attribute further down. Among the cuts within :data:`BALANCE_SLACK` of the most even one, the attribute
+    cut least often on the way from the root is taken, so that every attribute gets its share of the cuts (a query on
+    one attribute then skips cells too). Only when no clustering attribute can cut the node within
+    :data:`HEAVY_ERROR` of a cell boundary (one conversation heavier than a cell) is a tie-breaker column cut.
     """
-    uses = uses or (0,) * len(names)
-    if cells == 1 or values.shape[1] < 2:
+    uses = uses or (0,) * clustered
+    rows = values.shape[1]
+    if cells == 1 or rows < 2:
         return next(counter)  # type: ignore[call-overload]
-    left_cells = cells // 2
-    wanted = values.shape[1] * left_cells / cells
-    found = [
-        (abs(left - wanted), number, cut)
-        for number, row in enumerate(values)
-        for cut, left in _cuts(np.sort(row), wanted)
-    ]
-    if not found:  # every attribute holds one value here: nothing can split it, one cell instead of several
+    unit = rows / cells
+    found = _candidates(values[:clustered], cells, unit)
+    if not found or min(item[0] for item in found) > HEAVY_ERROR * unit:
+        tie_breaks = _candidates(values[clustered:], cells, unit)
+        found += [(error, clustered + number, cut, share) for error, number, cut, share in tie_breaks]
+    if not found:  # every column holds one value here: nothing can split it, one cell instead of several
         return next(counter)  # type: ignore[call-overload]
-    slack = min(error for error, _, _ in found) + BALANCE_SLACK * values.shape[1]
-    _, number, cut = min(
-        (item for item in found if item[0] <= slack), key=lambda item: (uses[item[1]], item[0])
+    slack = min(item[0] for item in found) + BALANCE_SLACK * rows
+    _, number, cut, left_cells = min(
+        (item for item in found if item[0] <= slack),
+        key=lambda item: (
+            uses[item[1]] if item[1] < clustered else len(names) * rows,
+            abs(item[3] - cells / 2),
+            item[0],
+        ),
     )
     right = values[number] >= cut
     below = tuple(count + (index == number) for index, count in enumerate(uses))
     return (
         names[number],
         cut,
-        _build(values[:, ~right], names, left_cells, counter, below),
-        _build(values[:, right], names, cells - left_cells, counter, below),
+        _build(values[:, ~right], names, clustered, left_cells, counter, below),
+        _build(values[:, right], names, clustered, cells - left_cells, counter, below),
     )
+
+
+def _candidates(values: np.ndarray, cells: int, unit: float) -> list[tuple[float, int, int, int]]:
+    """(distance from the nearest cell boundary, row, cut, cells to the left) of the cuts next to each boundary."""
+    found = []
+    for number, row in enumerate(values):
+        ordered = np.sort(row)
+        for boundary in range(1, cells):
+            for cut, left in _cuts(ordered, boundary * unit):
+                share = min(max(round(left / unit), 1), cells - 1)
+                found.append((abs(left - share * unit), number, cut, share))
+    return found
 
 
 def _cuts(ordered: np.ndarray, wanted: float) -> list[tuple[int, int]]:
@@ -234,7 +265,8 @@ def _leaves(node: Node) -> list[int]:
 class _CompiledTree:
     """The tree as arrays, walked one level per step for all records at once (leaves point to themselves)."""
 
-    def __init__(self, tree: Node, attributes: tuple[str, ...]) -> None:
+    def __init__(self, tree: Node) -> None:
+        attributes = _columns(tree)
         attribute, cut, left, right, cell = [], [], [], [], []
 
         def add(node: Node) -> int:
@@ -267,6 +299,13 @@ class _CompiledTree:
             taken = values[self.attribute[node], positions]
             node = np.where(taken >= self.cut[node], self.right[node], self.left[node])
         return self.cell[node]
+
+
+def _columns(node: Node) -> tuple[str, ...]:
+    """The columns the tree cuts, in first-use order."""
+    if isinstance(node, int):
+        return ()
+    return tuple(dict.fromkeys((node[0], *_columns(node[2]), *_columns(node[3]))))
 
 
 def _depth(node: Node) -> int:

@@ -73,6 +73,30 @@ def test_a_heavy_hitter_is_split_on_the_other_attribute() -> None:
         assert "dst_ip" in layout.cell_box(cell)
 
 
+def test_a_conversation_heavier_than_a_cell_is_split_on_its_ports() -> None:
+    rng = np.random.default_rng(4)
+    count = 40_000
+    src = rng.integers(0, 1 << 32, count, dtype=np.uint32)
+    dst = rng.integers(0, 1 << 32, count, dtype=np.uint32)
+    src[: count // 5], dst[: count // 5] = 123_456, 654_321  # one conversation: a fifth of the records
+    records = pa.table(
+        {
+            "first_ts": pa.array(np.arange(count), pa.timestamp("ms")),
+            "src_ip": pa.array(src),
+            "dst_ip": pa.array(dst),
+            "src_port": pa.array(rng.integers(32_768, 61_000, count, dtype=np.uint16)),
+            "dst_port": pa.array(np.full(count, 443, np.uint16)),
+        }
+    )
+    layout = PartitionLayout.from_sample(records, ("src_ip", "dst_ip"), cells=10, bucket_ms=3_600_000)
+    _, cells = layout.assign(records)
+    counts = np.bincount(cells, minlength=10)
+    assert counts.max() / counts.min() < 1.2
+    heavy = set(cells[: count // 5].tolist())
+    assert len(heavy) == 2 and all("src_port" in layout.cell_box(cell) for cell in heavy)
+    assert "src_port" not in layout.attributes  # a tie-breaker: queries do not prune on it
+
+
 def test_cells_and_bucket_follow_the_data_rate() -> None:
     def sample(records: int, hours: float) -> pa.Table:
         times = np.linspace(0, hours * 3_600_000, records).astype(np.int64)
