@@ -109,7 +109,7 @@ def _adopt(staging: Path, root: Path, layout: PartitionLayout) -> list[Partition
 
 
 def _sample(inputs: list[Path], rows: int) -> pa.Table:
-    """The first ``rows`` records of the inputs (for the equi-depth boundaries)."""
+    """The first ``rows`` records of the inputs (the sample the k-d tree and the sizes come from)."""
     tables, taken = [], 0
     for path in inputs:
         for batch in pq.ParquetFile(path).iter_batches(batch_size=min(rows, 65_536), columns=list(COLUMNS)):
