@@ -28,6 +28,8 @@ HOUR_MS = 3_600_000
 # 2026-11-24): cells this large keep that below the cost of reading their records.
 TARGET_CELL_RECORDS = 1 << 17
 MIN_CELLS = 8  # a query pinning the clustering attributes reads about 1/MIN_CELLS of a bucket or less
+MAX_CELLS = 1024
+SAMPLE_PER_CELL = 100
 BUCKET_HOURS = (1, 2, 3, 4, 6, 8, 12, 24)  # divisors of a day: buckets stay aligned to midnight UTC
 BALANCE_SLACK = 0.01  # a cut this far (share of the node's records) from a cell boundary still counts as even
 HEAVY_ERROR = 0.1  # no clustering cut this close (share of a cell) to a boundary: cut a tie-breaker column
@@ -157,7 +159,9 @@ def size_for_volume(sample: pa.Table, bucket_ms: int | None = None) -> tuple[int
         wanted = MIN_CELLS * TARGET_CELL_RECORDS / per_hour
         bucket_ms = next((hours for hours in BUCKET_HOURS if hours >= wanted), BUCKET_HOURS[-1]) * HOUR_MS
     cells = max(MIN_CELLS, round(per_hour * bucket_ms / HOUR_MS / TARGET_CELL_RECORDS))
-    return cells, bucket_ms
+    # a burst (all records in one millisecond) must not ask for millions of cells, nor a small sample for cells it
+    # cannot fill: at most MAX_CELLS, and SAMPLE_PER_CELL sample records per cell
+    return max(1, min(cells, MAX_CELLS, sample.num_rows // SAMPLE_PER_CELL)), bucket_ms
 
 
 def _build(

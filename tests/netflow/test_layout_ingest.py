@@ -105,6 +105,8 @@ def test_cells_and_bucket_follow_the_data_rate() -> None:
     assert size_for_volume(sample(200_000, 0.16)) == (10, 3_600_000)  # 1.25 M records/h: 1 h buckets
     assert size_for_volume(sample(200_000, 0.8)) == (11, 6 * 3_600_000)  # 250 k/h: 6 h holds 8 cells
     assert size_for_volume(sample(200_000, 0.8), 3_600_000) == (MIN_CELLS, 3_600_000)  # a given width stays
+    assert size_for_volume(sample(200_000, 0)) == (1024, 3_600_000)  # a burst in one millisecond: capped
+    assert size_for_volume(sample(500, 0.8))[0] == 5  # no more cells than a small sample can fill
 
 
 def test_grid_cells_are_numbered_in_mixed_radix(records: pa.Table) -> None:
