@@ -15,7 +15,7 @@ referenced column chunks of the row groups its min/max statistics cannot exclude
 Every query's answer is checked against the baseline's.
 
     .venv/bin/python benchmarks/bench_netflow.py                 # 1M records (about half a minute)
-    .venv/bin/python benchmarks/bench_netflow.py --records 5000000   # on demand (about a minute and a half)
+    .venv/bin/python benchmarks/bench_netflow.py --records 1000000 5000000 20000000 --spark   # sizes in one run
     .venv/bin/python benchmarks/bench_netflow.py --ingest-only --repeats 5   # ingest only, medians of 5 runs
 """
 
@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import duckdb
@@ -43,26 +44,42 @@ from lineage_platform.netflow.catalog import add_partitions, register_dataset
 from lineage_platform.netflow.generate import FlowProfile, generate
 from lineage_platform.netflow.ingest import IngestSummary, ingest_batches
 from lineage_platform.netflow.layout import PartitionLayout
-from lineage_platform.netflow.query import engine_sql, run_query
+from lineage_platform.netflow.query import QueryPlan, engine_sql, plan_query, run_query
 from lineage_platform.netflow.records import RAW_RECORD_BYTES, int_to_ip
 from lineage_platform.netflow.rectangles import where_boxes
+from lineage_platform.netflow.spark_query import spark_batches
 
 DATASET = "netflow.flows"
-REPEATS = 3
+REPEATS = 5
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--records", type=int, default=int(os.environ.get("NETFLOW_BENCH_RECORDS", 1_000_000))
+        "--records",
+        type=int,
+        nargs="+",
+        default=[int(os.environ.get("NETFLOW_BENCH_RECORDS", 1_000_000))],
+        help="one or more sizes, each measured in turn in this run",
     )
     parser.add_argument("--hours", type=int, default=4)
-    parser.add_argument("--ranges", type=int, default=8, help="equi-depth ranges on src_ip and on dst_ip")
+    parser.add_argument(
+        "--cells",
+        type=int,
+        default=None,
+        help="cells per time bucket on src_ip, dst_ip (default: from the volume)",
+    )
     parser.add_argument("--ingest-only", action="store_true", help="measure ingest only (no queries)")
     parser.add_argument("--repeats", type=int, default=1, help="ingest runs (medians are reported)")
+    parser.add_argument(
+        "--spark",
+        action="store_true",
+        help="also run one query per class with --engine spark on local[1] and local[2] (scaling table)",
+    )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="bench-netflow-") as work:
-        run(args, Path(work))
+    for count in args.records:
+        with tempfile.TemporaryDirectory(prefix="bench-netflow-") as work:
+            run(args, count, Path(work))
 
 
 @dataclass
@@ -78,7 +95,7 @@ class IngestRun:
     project_cpu_seconds: float
 
 
-def ingest_both(records: pa.Table, batches: list[pa.RecordBatch], ranges: int, work: Path) -> IngestRun:
+def ingest_both(records: pa.Table, batches: list[pa.RecordBatch], cells: int | None, work: Path) -> IngestRun:
     """DuckDB's COPY to one file, then the project's ingest and catalogue, each timed."""
     work.mkdir(parents=True)
     raw = work / "raw.parquet"
@@ -90,7 +107,7 @@ def ingest_both(records: pa.Table, batches: list[pa.RecordBatch], ranges: int, w
 
     g = connect("memory:")
     started, cpu_started = time.perf_counter(), time.process_time()
-    layout = PartitionLayout.from_sample(records.slice(0, 200_000), ("src_ip", "dst_ip"), ranges)
+    layout = PartitionLayout.from_sample(records.slice(0, 200_000), ("src_ip", "dst_ip"), cells)
     summary = ingest_batches(batches, layout, work / "clustered", workers=2, block_rows=1 << 14)
     register_dataset(g, DATASET, layout, work / "clustered")
     add_partitions(g, DATASET, work / "clustered", summary.files)
@@ -98,32 +115,32 @@ def ingest_both(records: pa.Table, batches: list[pa.RecordBatch], ranges: int, w
     return IngestRun(raw, g, layout, summary, baseline, project, cpu)
 
 
-def run(args: argparse.Namespace, work: Path) -> None:
+def run(args: argparse.Namespace, count: int, work: Path) -> None:
     """Generate, ingest both ways, query both ways, print the tables."""
-    print(f"generating {args.records:,} records over {args.hours} h ...", flush=True)
-    batches = list(generate(args.records, profile=FlowProfile(hours=args.hours), batch_rows=1 << 18))
+    print(f"\n== {count:,} records over {args.hours} h", flush=True)
+    batches = list(generate(count, profile=FlowProfile(hours=args.hours), batch_rows=1 << 18))
     records = pa.Table.from_batches(batches)
 
     runs = [
-        ingest_both(records, batches, args.ranges, work / f"run{number}") for number in range(args.repeats)
+        ingest_both(records, batches, args.cells, work / f"run{number}") for number in range(args.repeats)
     ]
     last = runs[-1]
     raw, g, summary = last.raw, last.g, last.summary
     rows = [
         (
             "ingest records/s",
-            statistics.median(args.records / item.baseline_seconds for item in runs),
-            statistics.median(args.records / item.project_seconds for item in runs),
+            statistics.median(count / item.baseline_seconds for item in runs),
+            statistics.median(count / item.project_seconds for item in runs),
             "higher",
         ),
         (
             "bytes/record on disk",
-            raw.stat().st_size / args.records,
-            summary.bytes / args.records,
+            raw.stat().st_size / count,
+            summary.bytes / count,
             "lower",
         ),
     ]
-    cpu_rate = statistics.median(args.records / item.project_cpu_seconds for item in runs)
+    cpu_rate = statistics.median(count / item.project_cpu_seconds for item in runs)
     print(
         f"layout: {last.layout.describe()}; {len(summary.files)} partition files; raw record {RAW_RECORD_BYTES} B"
     )
@@ -215,11 +232,41 @@ def run(args: argparse.Namespace, work: Path) -> None:
             _, count_text = engine_sql(_as_count(sql), f"read_parquet('{raw}')")
             matched += connection.sql(count_text).fetchall()[0][0]
         base, mine = statistics.mean(base_times), statistics.mean(mine_times)
-        selectivity = matched / (len(queries) * args.records)
+        selectivity = matched / (len(queries) * count)
         print(
             f"{name:<28}{selectivity:>7.2%}{base * 1000:>11.1f}{mine * 1000:>12.1f}{base / mine:>8.1f}x"
             f"{base_bytes / len(queries) / 1e6:>11.2f}{mine_bytes / len(queries) / 1e6:>12.2f}{base_bytes / max(mine_bytes, 1):>7.1f}x"
         )
+    if args.spark:
+        spark_scaling(g, connection, raw, [(name, queries[0]) for name, queries in workloads])
+
+
+def spark_scaling(
+    g: GraphTraversalSource, connection: duckdb.DuckDBPyConnection, raw: Path, queries: list[tuple[str, str]]
+) -> None:
+    """One query per class with ``--engine spark`` on local[1] and on local[2]: answers checked, medians timed."""
+    from lineage_platform.ingest.spark import session
+
+    times: dict[str, list[float]] = {name: [] for name, _ in queries}
+    for master in ("local[1]", "local[2]"):
+        spark = session(master, f"bench-netflow-{master}")
+        plans = {name: plan_query(g, DATASET, sql) for name, sql in queries}
+        for name, sql in queries:  # answers checked; this pass also warms the new session up
+            _, text = engine_sql(sql, f"read_parquet('{raw}')")
+            assert _spark_rows(spark, plans[name]) == connection.sql(text).fetchall(), sql
+        for name, plan in plans.items():
+            times[name].append(_median(lambda plan=plan, spark=spark: _spark_rows(spark, plan)))
+        spark.stop()
+    print(f"\n{'Spark query (planned here)':<28}{'local[1] ms':>12}{'local[2] ms':>12}{'scaling':>9}")
+    for name, (one, two) in times.items():
+        print(f"{name:<28}{one * 1000:>12.0f}{two * 1000:>12.0f}{one / two:>8.2f}x")
+
+
+def _spark_rows(spark: object, plan: QueryPlan) -> list[tuple]:
+    """The plan's rows from Spark, with its decimal sums as integers (as DuckDB gives them)."""
+    with spark_batches(spark, plan) as reader:  # type: ignore[arg-type]
+        rows = reader.read_all().to_pylist()
+    return [tuple(int(v) if isinstance(v, Decimal) else v for v in row.values()) for row in rows]
 
 
 def _median(action: Callable[[], object]) -> float:

@@ -70,9 +70,17 @@ def choose(query_log: Path, threshold: float, max_attributes: int) -> None:
     help="Choose the attributes from this query log instead.",
 )
 @p.option(
-    "--ranges", type=click.IntRange(min=1), default=4, show_default=True, help="Equi-depth ranges each."
+    "--cells",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Cells per time bucket (default: cells of ~131k records, at least 8, from the data rate).",
 )
-@p.option("--bucket-minutes", type=click.IntRange(min=1), default=60, show_default=True, help="Time bucket.")
+@p.option(
+    "--bucket-minutes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Time bucket (default: the shortest divisor of a day holding 8 such cells).",
+)
 @p.option(
     "--engine",
     command="netflow ingest",
@@ -103,8 +111,8 @@ def ingest(
     root: Path | None,
     attributes: str | None,
     workload: Path | None,
-    ranges: int,
-    bucket_minutes: int,
+    cells: int | None,
+    bucket_minutes: int | None,
     engine: str,
     spark_master: str,
     rejects: Path | None,
@@ -122,7 +130,7 @@ def ingest(
         root=root,
         attributes=attributes,
         workload=workload,
-        ranges=ranges,
+        cells=cells,
         bucket_minutes=bucket_minutes,
         engine=engine,
         spark_master=spark_master,
@@ -143,20 +151,36 @@ def ingest(
     "--engine",
     "query_engine",
     command="netflow query",
-    type=click.Choice(["duckdb", "arrow"]),
+    type=click.Choice(["duckdb", "arrow", "spark"]),
     default="duckdb",
     show_default=True,
-    help="duckdb: DuckDB reads the candidate files; arrow: pyarrow reads exactly the indexed blocks.",
+    help="duckdb: DuckDB reads the candidate files; arrow: pyarrow reads exactly the indexed blocks; "
+    "spark: Spark executors scan the candidate files, rows stream back to this process.",
+)
+@p.option(
+    "--master",
+    "spark_master",
+    envvar="LINEAGE_SPARK_MASTER",
+    default="local[*]",
+    show_default=True,
+    help="Spark master (engine spark).",
 )
 @p.graph_url
-def query(sql: str, dataset: str, explain: bool, query_engine: str, graph_url: str | None) -> None:
+def query(
+    sql: str, dataset: str, explain: bool, query_engine: str, spark_master: str, graph_url: str | None
+) -> None:
     """Run SQL over the dataset, reading only the partitions and blocks its WHERE clause can match."""
     from lineage_platform.graph import connect
     from lineage_platform.netflow.query import format_streamed, plan_query
 
-    click.echo(
-        format_streamed(plan_query(connect(graph_url), dataset, sql), engine=query_engine, explain=explain)
-    )
+    plan = plan_query(connect(graph_url), dataset, sql)
+    batches = None
+    if query_engine == "spark":
+        from lineage_platform.ingest.spark import session
+        from lineage_platform.netflow.spark_query import spark_batches
+
+        batches = spark_batches(session(spark_master, "lineage-netflow-query"), plan)
+    click.echo(format_streamed(plan, engine=query_engine, explain=explain, batches=batches))
 
 
 @netflow.command()
@@ -187,18 +211,26 @@ def retain(keep_from: str, dataset: str, graph_url: str | None) -> None:
 @dataset_option
 @p.option("--attributes", required=True, help="New clustering attributes, comma-separated.")
 @p.option(
-    "--ranges", type=click.IntRange(min=1), default=4, show_default=True, help="Equi-depth ranges each."
+    "--cells",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Cells per time bucket (default: cells of ~131k records, at least 8, from the data rate).",
 )
-@p.option("--bucket-minutes", type=click.IntRange(min=1), default=60, show_default=True, help="Time bucket.")
+@p.option(
+    "--bucket-minutes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Time bucket (default: the shortest divisor of a day holding 8 such cells).",
+)
 @p.graph_url
 def repartition(
-    dataset: str, attributes: str, ranges: int, bucket_minutes: int, graph_url: str | None
+    dataset: str, attributes: str, cells: int | None, bucket_minutes: int | None, graph_url: str | None
 ) -> None:
     """Re-write the dataset with a new layout and replace its partitions in the catalog."""
     from lineage_platform.graph import connect
     from lineage_platform.netflow.maintenance import LayoutRequest, parse_attributes
     from lineage_platform.netflow.maintenance import repartition as run_repartition
 
-    request = LayoutRequest(parse_attributes(attributes), ranges, bucket_minutes * 60_000)
+    request = LayoutRequest(parse_attributes(attributes), cells, bucket_minutes and bucket_minutes * 60_000)
     summary = run_repartition(connect(graph_url), dataset, request)
     click.echo(f"{summary.records} records re-written into {len(summary.files)} partition files")

@@ -29,7 +29,7 @@ from lineage_platform.netflow.catalog import (
     register_dataset,
 )
 from lineage_platform.netflow.ingest import IngestSummary, ingest_batches
-from lineage_platform.netflow.layout import HOUR_MS, PartitionLayout
+from lineage_platform.netflow.layout import PartitionLayout
 from lineage_platform.netflow.readers import Rejects, read_parquet, read_records
 from lineage_platform.netflow.records import epoch_ms
 from lineage_platform.netflow.workload import choose_attributes
@@ -42,8 +42,8 @@ class LayoutRequest:
     """How to partition a dataset that has no layout yet."""
 
     attributes: tuple[str, ...] = DEFAULT_ATTRIBUTES
-    ranges: int = 4
-    bucket_ms: int = HOUR_MS
+    cells: int | None = None  # per time bucket; None: from the data volume (layout.size_for_volume)
+    bucket_ms: int | None = None  # None: from the data volume
     sample_rows: int = 200_000
 
 
@@ -70,7 +70,7 @@ def ingest(
                 "no records to ingest", hint="check the input files and the rejected-record report"
             )
         layout = PartitionLayout.from_sample(
-            pa.Table.from_batches(head), request.attributes, request.ranges, request.bucket_ms
+            pa.Table.from_batches(head), request.attributes, request.cells, request.bucket_ms
         )
         register_dataset(g, dataset, layout, root)
         stream = itertools.chain(head, stream)
@@ -112,8 +112,8 @@ def ingest_command(
     root: Path | None,
     attributes: str | None,
     workload: Path | None,
-    ranges: int,
-    bucket_minutes: int,
+    cells: int | None,
+    bucket_minutes: int | None,
     engine: str,
     spark_master: str,
     rejects_path: Path | None,
@@ -131,7 +131,7 @@ def ingest_command(
         chosen = choice.chosen
     else:
         chosen = parse_attributes(attributes) if attributes else DEFAULT_ATTRIBUTES
-    request = LayoutRequest(chosen, ranges, bucket_minutes * 60_000)
+    request = LayoutRequest(chosen, cells, bucket_minutes and bucket_minutes * 60_000)
     root = root or load_settings().work_dir / "netflow" / dataset
     if engine == "spark":
         from lineage_platform.ingest.spark import session
@@ -198,7 +198,7 @@ def repartition(
     _, root = known
     old = all_partitions(g, dataset)
     sample = pa.Table.from_batches(list(_head(_records_of(old), request.sample_rows)))
-    layout = PartitionLayout.from_sample(sample, request.attributes, request.ranges, request.bucket_ms)
+    layout = PartitionLayout.from_sample(sample, request.attributes, request.cells, request.bucket_ms)
     summary = ingest_batches(_records_of(old), layout, root, workers=workers)
     drop_partitions(g, old)
     register_dataset(g, dataset, layout, root)

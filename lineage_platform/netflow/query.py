@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -323,13 +323,22 @@ def format_result(result: QueryResult, *, explain: bool = False, max_rows: int =
 
 
 def format_streamed(
-    plan: QueryPlan, *, engine: str = "duckdb", explain: bool = False, max_rows: int = 50
+    plan: QueryPlan,
+    *,
+    engine: str = "duckdb",
+    explain: bool = False,
+    max_rows: int = 50,
+    batches: AbstractContextManager[pa.RecordBatchReader] | None = None,
 ) -> str:
-    """Like :func:`format_result`, reading the rows as a stream: the first ``max_rows`` are kept, the rest counted."""
+    """Like :func:`format_result`, reading the rows as a stream: the first ``max_rows`` are kept, the rest counted.
+
+    ``batches`` is another engine's stream of the plan's rows (``spark_query.spark_batches``) used instead of
+    :func:`result_batches` with ``engine``.
+    """
     started = time.perf_counter()
     kept: list[pa.RecordBatch] = []
     total = 0
-    with result_batches(plan, engine=engine) as reader:
+    with batches or result_batches(plan, engine=engine) as reader:
         for batch in reader:
             if total < max_rows:
                 kept.append(batch.slice(0, max_rows - total))

@@ -2,7 +2,7 @@
 
 A record follows NetFlow v5/v9: first/last switched time, source and destination address and port, IP protocol,
 packet and byte counts, cumulative TCP flags and the exporting router. Addresses are stored as uint32 so that
-ranges, CIDR blocks and equi-depth boundaries are plain integer intervals.
+ranges, CIDR blocks and the k-d cuts are plain integer intervals.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The PySpark ingest job for inputs too big for one machine.
 
-Spark computes each record's partition with native column expressions (time bucket arithmetic and a CASE ladder
-per equi-depth boundary list: no Python UDF), shuffles by partition, sorts each partition by time and writes zstd
+Spark computes each record's partition with native column expressions (time bucket arithmetic and nested CASE
+expressions of the layout's k-d tree: no Python UDF), shuffles by partition, sorts each partition by time and writes zstd
 Parquet with small row groups (the time-pruned blocks). The driver then moves each written file to its partition
 directory, builds its block index from the footer and catalogues it, exactly like the Arrow path.
 """
@@ -22,7 +22,7 @@ from lineage_platform.errors import IngestError
 from lineage_platform.netflow.blocks import PartitionFile, describe_file, index_blocks
 from lineage_platform.netflow.catalog import add_partitions, find_dataset, register_dataset
 from lineage_platform.netflow.ingest import partition_directory
-from lineage_platform.netflow.layout import PartitionLayout
+from lineage_platform.netflow.layout import Node, PartitionLayout
 from lineage_platform.netflow.maintenance import DEFAULT_REQUEST, LayoutRequest
 from lineage_platform.netflow.records import COLUMNS, TIME_COLUMN
 
@@ -48,7 +48,7 @@ def spark_ingest(
     known = find_dataset(g, dataset)
     if known is None:
         layout = PartitionLayout.from_sample(
-            _sample(inputs, request.sample_rows), request.attributes, request.ranges, request.bucket_ms
+            _sample(inputs, request.sample_rows), request.attributes, request.cells, request.bucket_ms
         )
         register_dataset(g, dataset, layout, root)
     else:
@@ -74,16 +74,19 @@ def _with_partition(frame: DataFrame, layout: PartitionLayout) -> DataFrame:
     from pyspark.sql import functions as F
 
     millis = F.unix_millis(F.col(TIME_COLUMN))
-    cell: Column = F.lit(0)
-    for name in layout.attributes:
-        cuts = layout.boundaries[name]
-        rank: Column = F.lit(len(cuts))
-        for index, cut in reversed(list(enumerate(cuts))):
-            rank = F.when(F.col(name) < F.lit(cut), F.lit(index)).otherwise(rank)
-        cell = cell * F.lit(len(cuts) + 1) + rank
     return frame.withColumn("bucket", millis - F.pmod(millis, F.lit(layout.bucket_ms))).withColumn(
-        "cell", cell
+        "cell", _cell_expression(layout.tree)
     )
+
+
+def _cell_expression(node: Node) -> Column:
+    """The layout's k-d tree as nested CASE expressions (one comparison per level, as in ``layout.assign``)."""
+    from pyspark.sql import functions as F
+
+    if isinstance(node, int):
+        return F.lit(node)
+    name, cut, left, right = node
+    return F.when(F.col(name) >= F.lit(cut), _cell_expression(right)).otherwise(_cell_expression(left))
 
 
 def _adopt(staging: Path, root: Path, layout: PartitionLayout) -> list[PartitionFile]:
@@ -106,7 +109,7 @@ def _adopt(staging: Path, root: Path, layout: PartitionLayout) -> list[Partition
 
 
 def _sample(inputs: list[Path], rows: int) -> pa.Table:
-    """The first ``rows`` records of the inputs (for the equi-depth boundaries)."""
+    """The first ``rows`` records of the inputs (the sample the k-d tree and the sizes come from)."""
     tables, taken = [], 0
     for path in inputs:
         for batch in pq.ParquetFile(path).iter_batches(batch_size=min(rows, 65_536), columns=list(COLUMNS)):

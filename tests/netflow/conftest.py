@@ -11,6 +11,7 @@ import pytest
 
 from lineage_platform.graph import connect
 from lineage_platform.netflow.generate import FlowProfile, generate
+from lineage_platform.netflow.layout import HOUR_MS
 from lineage_platform.netflow.maintenance import LayoutRequest, ingest
 
 DATASET = "netflow.flows"
@@ -39,7 +40,7 @@ def make_clustered(tmp: Path, count: int = 60_000, **request: object) -> Cluster
         DATASET,
         tmp / "clustered",
         records.to_batches(max_chunksize=7_000),
-        request=LayoutRequest(**request),
+        request=LayoutRequest(**{"cells": 16, "bucket_ms": HOUR_MS, **request}),  # type: ignore[arg-type]
         block_rows=2_000,
     )
     return Clustered(g, tmp / "clustered", raw, records)

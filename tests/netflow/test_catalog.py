@@ -19,6 +19,7 @@ from lineage_platform.netflow.catalog import (
     load_layout,
 )
 from lineage_platform.netflow.generate import FlowProfile, generate
+from lineage_platform.netflow.layout import HOUR_MS
 from lineage_platform.netflow.maintenance import (
     LayoutRequest,
     apply_retention,
@@ -43,7 +44,11 @@ def test_partition_vertices_carry_bounds_and_link_to_the_dataset(
     g: GraphTraversalSource, tmp_path: Path
 ) -> None:
     summary = ingest(
-        g, DATASET, tmp_path, flows(6_000), request=LayoutRequest(("src_ip", "dst_port"), ranges=2)
+        g,
+        DATASET,
+        tmp_path,
+        flows(6_000),
+        request=LayoutRequest(("src_ip", "dst_port"), cells=4, bucket_ms=HOUR_MS),
     )
     vertices = g.V().has("table", "qualifiedName", DATASET).out("hasPartition").element_map().to_list()
     assert len(vertices) == len(summary.files) == 2 * 4  # 2 hours x 2 x 2 cells
@@ -56,7 +61,7 @@ def test_partition_vertices_carry_bounds_and_link_to_the_dataset(
         assert (vertex[low_key], vertex[high_key]) == item.bounds["dst_port"]
         assert vertex["typeName"] == "netflow_partition"
     assert load_layout(g, DATASET).attributes == ("src_ip", "dst_port")
-    assert f"{DATASET}: 60 min buckets x 2 src_ip x 2 dst_port" in format_partitions(g, DATASET)
+    assert f"{DATASET}: 60 min buckets x 4 cells on src_ip, dst_port" in format_partitions(g, DATASET)
 
 
 def test_a_second_ingest_appends_with_the_same_layout(g: GraphTraversalSource, tmp_path: Path) -> None:
@@ -72,7 +77,7 @@ def test_a_second_ingest_appends_with_the_same_layout(g: GraphTraversalSource, t
 
 
 def test_retention_drops_old_partitions_from_graph_and_disk(g: GraphTraversalSource, tmp_path: Path) -> None:
-    ingest(g, DATASET, tmp_path, flows(4_000))
+    ingest(g, DATASET, tmp_path, flows(4_000), request=LayoutRequest(bucket_ms=HOUR_MS))
     before = all_partitions(g, DATASET)
     dropped = apply_retention(g, DATASET, parse_time("2026-01-01 01:00:00"))
     assert dropped and all(item.time_end < parse_time("2026-01-01 01:00:00") for item in dropped)
@@ -85,7 +90,7 @@ def test_repartition_replaces_layout_files_and_vertices(g: GraphTraversalSource,
     ingest(g, DATASET, tmp_path, flows(4_000))
     old = all_partitions(g, DATASET)
     expected = run_query(g, DATASET, "SELECT dst_port, count(*) FROM flows GROUP BY 1 ORDER BY 1").table
-    repartition(g, DATASET, LayoutRequest(("dst_port",), ranges=3))
+    repartition(g, DATASET, LayoutRequest(("dst_port",), cells=3))
     assert load_layout(g, DATASET).attributes == ("dst_port",)
     assert not any(item.path.exists() for item in old)
     assert run_query(g, DATASET, "SELECT dst_port, count(*) FROM flows GROUP BY 1 ORDER BY 1").table.equals(
@@ -105,7 +110,7 @@ def test_errors_say_what_to_do(g: GraphTraversalSource, tmp_path: Path) -> None:
 
 
 def test_catalogue_writes_are_batched_and_idempotent(g: GraphTraversalSource, tmp_path: Path) -> None:
-    summary = ingest(g, DATASET, tmp_path, flows(8_000), request=LayoutRequest(ranges=8))
+    summary = ingest(g, DATASET, tmp_path, flows(8_000), request=LayoutRequest(cells=64, bucket_ms=HOUR_MS))
     assert len(summary.files) > 2 * PARTITIONS_PER_TRAVERSAL
     edges = g.V().has("table", "qualifiedName", DATASET).out_e("hasPartition").count().next()
     assert edges == len(summary.files) == len(all_partitions(g, DATASET))

@@ -57,7 +57,8 @@ def test_the_whole_cycle_from_the_command_line(run, tmp_path: Path) -> None:
     assert float(wall) >= float(pipeline) > 0  # the whole command's time, and the writers' share of it
     assert re.search(r"cell balance: up to \d+\.\d\dx more records .*; \d+ empty cells", out)
     assert "broken line" in (tmp_path / "bad.csv").read_text()
-    assert "4 dst_ip x 4 dst_port" in run("partitions")
+    # ~10 k records/h: one bucket a day holds the 8 cells the layout wants at least
+    assert "1440 min buckets x 8 cells on dst_ip, dst_port" in run("partitions")
 
     out = run(
         "query",
@@ -72,8 +73,8 @@ def test_the_whole_cycle_from_the_command_line(run, tmp_path: Path) -> None:
     assert "note: protocol is not a clustering attribute" in out
 
     assert "dropped" in run("retain", "2026-01-01 01:00:00")
-    assert "re-written into" in run("repartition", "--attributes", "src_ip", "--ranges", "2")
-    assert "2 src_ip = 2 partitions per bucket" in run("partitions")
+    assert "re-written into" in run("repartition", "--attributes", "src_ip", "--cells", "2")
+    assert "1440 min buckets x 2 cells on src_ip per bucket; 2 partition files" in run("partitions")
 
 
 def test_bad_input_gets_a_clear_message(run, tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Equi-depth layout, the pipelined Arrow ingest, and the block index."""
+"""k-d tree layout, the pipelined Arrow ingest, and the block index."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from lineage_platform.errors import IngestError
 from lineage_platform.netflow.blocks import load_index, sidecar
 from lineage_platform.netflow.generate import FlowProfile, generate
 from lineage_platform.netflow.ingest import ingest_batches
-from lineage_platform.netflow.layout import COMPARED_CUTS, PartitionLayout, range_numbers
+from lineage_platform.netflow.layout import MIN_CELLS, PartitionLayout, size_for_volume
 from lineage_platform.netflow.records import TIME_COLUMN
 
 
@@ -25,41 +25,118 @@ def records() -> pa.Table:
     )
 
 
-def test_equi_depth_ranges_hold_near_equal_counts_despite_skew(records: pa.Table) -> None:
-    layout = PartitionLayout.from_sample(records.slice(0, 10_000), ("src_ip", "dst_ip"), ranges=4)
+def test_kd_cells_hold_near_equal_counts_despite_skew(records: pa.Table) -> None:
+    layout = PartitionLayout.from_sample(records.slice(0, 10_000), ("src_ip", "dst_ip"), cells=16)
     assert layout.cells == 16
     _, cells = layout.assign(records)
     counts = np.bincount(cells, minlength=16)
-    assert counts.min() > 0.5 * counts.mean() and counts.max() < 1.6 * counts.mean()
+    assert counts.max() / counts.min() < 1.5
     # whereas equal-width ranges over the address space are badly unbalanced on the same data
-    equal_width = PartitionLayout(
-        ("src_ip", "dst_ip"), {"src_ip": (1 << 30, 2 << 30, 3 << 30), "dst_ip": (1 << 30, 2 << 30, 3 << 30)}
-    )
+    quarters = (1 << 30, 2 << 30, 3 << 30)
+    equal_width = PartitionLayout.grid(("src_ip", "dst_ip"), {"src_ip": quarters, "dst_ip": quarters})
     _, cells = equal_width.assign(records)
     assert np.bincount(cells, minlength=16).max() > 2 * counts.max()
 
 
-@pytest.mark.parametrize("count", [0, 1, 7, COMPARED_CUTS, COMPARED_CUTS + 1, 100])
-def test_range_numbers_match_a_binary_search(count: int) -> None:
-    rng = np.random.default_rng(count)
-    values = rng.integers(0, 1 << 32, 10_000, dtype=np.uint32)
-    cuts = tuple(int(cut) for cut in np.unique(rng.choice(values, count, replace=False)))
-    expected = np.searchsorted(np.asarray(cuts, np.int64), values, side="right")
-    assert np.array_equal(range_numbers(values, cuts), expected)
+def test_every_attribute_gets_its_share_of_the_cuts(records: pa.Table) -> None:
+    layout = PartitionLayout.from_sample(records, ("src_ip", "dst_ip"), cells=16, bucket_ms=3_600_000)
+    for name in ("src_ip", "dst_ip"):
+        value = int(records.column(name)[123].as_py())
+        holding = [cell for cell in range(16) if _within(layout.cell_box(cell).get(name), value)]
+        assert len(holding) == 4  # a query on one attribute reads a quarter of the cells, not half or all
 
 
-def test_layout_round_trips_and_checks_attributes() -> None:
-    layout = PartitionLayout(("dst_port",), {"dst_port": (80, 443)}, 600_000)
+def _within(bounds: tuple[int, int] | None, value: int) -> bool:
+    return bounds is None or bounds[0] <= value <= bounds[1]
+
+
+def test_a_heavy_hitter_is_split_on_the_other_attribute() -> None:
+    rng = np.random.default_rng(3)
+    count = 40_000
+    src = rng.integers(0, 1 << 32, count, dtype=np.uint32)
+    src[: count // 4] = 123_456  # one source with a quarter of the traffic: no cut on src_ip can split it
+    records = pa.table(
+        {
+            "first_ts": pa.array(np.arange(count), pa.timestamp("ms")),
+            "src_ip": pa.array(src),
+            "dst_ip": pa.array(rng.integers(0, 1 << 32, count, dtype=np.uint32)),
+        }
+    )
+    layout = PartitionLayout.from_sample(records, ("src_ip", "dst_ip"), cells=8, bucket_ms=3_600_000)
+    _, cells = layout.assign(records)
+    counts = np.bincount(cells, minlength=8)
+    assert counts.max() / counts.min() < 1.1
+    heavy = set(cells[: count // 4].tolist())
+    assert len(heavy) >= 2  # the heavy source's quarter is spread over cells told apart by dst_ip
+    for cell in heavy:
+        assert layout.cell_box(cell)["src_ip"][0] <= 123_456 <= layout.cell_box(cell)["src_ip"][1]
+        assert "dst_ip" in layout.cell_box(cell)
+
+
+def test_a_conversation_heavier_than_a_cell_is_split_on_its_ports() -> None:
+    rng = np.random.default_rng(4)
+    count = 40_000
+    src = rng.integers(0, 1 << 32, count, dtype=np.uint32)
+    dst = rng.integers(0, 1 << 32, count, dtype=np.uint32)
+    src[: count // 5], dst[: count // 5] = 123_456, 654_321  # one conversation: a fifth of the records
+    records = pa.table(
+        {
+            "first_ts": pa.array(np.arange(count), pa.timestamp("ms")),
+            "src_ip": pa.array(src),
+            "dst_ip": pa.array(dst),
+            "src_port": pa.array(rng.integers(32_768, 61_000, count, dtype=np.uint16)),
+            "dst_port": pa.array(np.full(count, 443, np.uint16)),
+        }
+    )
+    layout = PartitionLayout.from_sample(records, ("src_ip", "dst_ip"), cells=10, bucket_ms=3_600_000)
+    _, cells = layout.assign(records)
+    counts = np.bincount(cells, minlength=10)
+    assert counts.max() / counts.min() < 1.2
+    heavy = set(cells[: count // 5].tolist())
+    assert len(heavy) == 2 and all("src_port" in layout.cell_box(cell) for cell in heavy)
+    assert "src_port" not in layout.attributes  # a tie-breaker: queries do not prune on it
+
+
+def test_cells_and_bucket_follow_the_data_rate() -> None:
+    def sample(records: int, hours: float) -> pa.Table:
+        times = np.linspace(0, hours * 3_600_000, records).astype(np.int64)
+        return pa.table({"first_ts": pa.array(times, pa.timestamp("ms"))})
+
+    assert size_for_volume(sample(200_000, 0.16)) == (10, 3_600_000)  # 1.25 M records/h: 1 h buckets
+    assert size_for_volume(sample(200_000, 0.8)) == (11, 6 * 3_600_000)  # 250 k/h: 6 h holds 8 cells
+    assert size_for_volume(sample(200_000, 0.8), 3_600_000) == (MIN_CELLS, 3_600_000)  # a given width stays
+    assert size_for_volume(sample(200_000, 0)) == (1024, 3_600_000)  # a burst in one millisecond: capped
+    assert size_for_volume(sample(500, 0.8))[0] == 5  # no more cells than a small sample can fill
+
+
+def test_grid_cells_are_numbered_in_mixed_radix(records: pa.Table) -> None:
+    boundaries = {"src_ip": (1 << 31,), "dst_port": (80, 443)}
+    layout = PartitionLayout.grid(("src_ip", "dst_port"), boundaries)
+    _, cells = layout.assign(records)
+    src = records.column("src_ip").to_numpy()
+    port = records.column("dst_port").to_numpy()
+    expected = (src >= 1 << 31) * 3 + (port >= 80) + (port >= 443)
+    assert np.array_equal(cells, expected)
+    # a catalog written before the tree keeps its cell numbers
+    old = json.dumps({"attributes": ["src_ip", "dst_port"], "boundaries": boundaries, "bucket_ms": 3_600_000})
+    assert PartitionLayout.from_json(old) == layout
+
+
+def test_layout_round_trips_and_checks_attributes(records: pa.Table) -> None:
+    layout = PartitionLayout.from_sample(records, ("dst_port", "src_ip"), cells=5, bucket_ms=600_000)
     assert PartitionLayout.from_json(layout.to_json()) == layout
-    assert layout.cell_ranges(2) == {"dst_port": 2}
+    assert layout.cells == 5
+    assert PartitionLayout.grid(("dst_port",), {"dst_port": (80, 443)}).cell_box(2) == {
+        "dst_port": (443, (1 << 63) - 1)
+    }
     with pytest.raises(IngestError, match="cannot cluster on bytes"):
-        PartitionLayout(("bytes",), {"bytes": ()})
+        PartitionLayout(("bytes",))
 
 
 def test_ingest_writes_every_record_once_into_the_partition_that_bounds_it(
     records: pa.Table, tmp_path: Path
 ) -> None:
-    layout = PartitionLayout.from_sample(records, ("src_ip", "dst_port"), ranges=3, bucket_ms=1_800_000)
+    layout = PartitionLayout.from_sample(records, ("src_ip", "dst_port"), cells=9, bucket_ms=1_800_000)
     summary = ingest_batches(
         records.to_batches(max_chunksize=3_000), layout, tmp_path, workers=2, block_rows=1_000
     )
@@ -97,7 +174,7 @@ def test_blocks_are_time_sorted_and_indexed_even_from_an_unordered_stream(
     records: pa.Table, tmp_path: Path
 ) -> None:
     shuffled = records.take(np.random.default_rng(1).permutation(records.num_rows))
-    layout = PartitionLayout.from_sample(records, ("dst_ip",), ranges=2)
+    layout = PartitionLayout.from_sample(records, ("dst_ip",), cells=2, bucket_ms=3_600_000)
     summary = ingest_batches(shuffled.to_batches(max_chunksize=4_000), layout, tmp_path, block_rows=2_000)
     for item in summary.files:
         parquet = pq.ParquetFile(item.path)
@@ -119,7 +196,7 @@ def test_blocks_are_time_sorted_and_indexed_even_from_an_unordered_stream(
 
 
 def test_files_are_compact(records: pa.Table, tmp_path: Path) -> None:
-    layout = PartitionLayout.from_sample(records, ("src_ip", "dst_ip"))
+    layout = PartitionLayout.from_sample(records, ("src_ip", "dst_ip"), cells=16, bucket_ms=3_600_000)
     summary = ingest_batches(records.to_batches(), layout, tmp_path)
     assert (
         summary.bytes / summary.records < 24

@@ -29,7 +29,7 @@ def count_all(g: GraphTraversalSource) -> int:
 
 def test_snapshot_is_reused_until_the_catalog_changes(tmp_path: Path) -> None:
     g = connect("memory:")
-    request = LayoutRequest(("src_ip",), ranges=4)
+    request = LayoutRequest(("src_ip",), cells=4)
     ingest(g, DATASET, tmp_path / "parts", flows(8_000, 1), request=request)
     first = catalog_snapshot(g, DATASET)
     assert catalog_snapshot(g, DATASET) is first
@@ -48,7 +48,7 @@ def test_snapshot_is_reused_until_the_catalog_changes(tmp_path: Path) -> None:
 
 def test_catalog_without_a_version_is_read_fresh_every_time(tmp_path: Path) -> None:
     g = connect("memory:")
-    ingest(g, DATASET, tmp_path / "parts", flows(5_000, 3), request=LayoutRequest(("dst_ip",), ranges=2))
+    ingest(g, DATASET, tmp_path / "parts", flows(5_000, 3), request=LayoutRequest(("dst_ip",), cells=2))
     g.V().has("table", "qualifiedName", DATASET).properties(VERSION_KEY).drop().iterate()  # an older catalog
     assert catalog_snapshot(g, DATASET) is not catalog_snapshot(g, DATASET)
     assert count_all(g) == 5_000
@@ -57,7 +57,7 @@ def test_catalog_without_a_version_is_read_fresh_every_time(tmp_path: Path) -> N
 def test_pruning_from_the_snapshot_matches_duckdb(tmp_path: Path) -> None:
     g = connect("memory:")
     batches = flows(20_000, 4)
-    ingest(g, DATASET, tmp_path / "parts", batches, request=LayoutRequest(("src_ip", "dst_ip"), ranges=4))
+    ingest(g, DATASET, tmp_path / "parts", batches, request=LayoutRequest(("src_ip", "dst_ip"), cells=16))
     records = pa.Table.from_batches(batches)
     pick = records.slice(777, 1).to_pylist()[0]
     sql = f"SELECT count(*) AS n, sum(bytes) AS b FROM flows WHERE src_ip = {pick['src_ip']} OR dst_ip < 100000000"

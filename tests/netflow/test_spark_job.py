@@ -30,7 +30,7 @@ def test_spark_job_partitions_catalogues_and_answers_like_the_baseline(spark, tm
         "netflow.flows",
         tmp_path / "parts",
         [tmp_path / "raw.parquet"],
-        request=LayoutRequest(("src_ip", "dst_ip"), ranges=2),
+        request=LayoutRequest(("src_ip", "dst_ip"), cells=4, bucket_ms=3_600_000),
     )
     layout = load_layout(g, "netflow.flows")
     assert sum(item.records for item in files) == records.num_rows
