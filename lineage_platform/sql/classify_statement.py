@@ -101,7 +101,9 @@ def _insert_unit(analysis: StatementAnalysis, insert: exp.Insert, query: exp.Exp
         target = target.this
     static, dynamic = _partitions(target.args.get("partition"))
     name = _qualified(analysis, target)
-    if explicit is None:
+    if explicit is None and not insert.args.get(
+        "by_name"
+    ):  # BY NAME: the query's output names are the columns
         known = analysis.session.columns_of(name)
         if known is not None:
             explicit = tuple(c for c in known if c not in static)

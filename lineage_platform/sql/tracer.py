@@ -127,6 +127,8 @@ class Tracer:
                 if isinstance(expression, exp.Except)
                 else scope.set_operation_scopes
             )
+            if expression.args.get("by_name"):  # UNION [ALL] BY NAME / CORRESPONDING: branches match by name
+                return [f for child in children for f in self._output_by_name(child, expression, position)]
             return [f for child in children for f in self.output_at(child, position)]
         if isinstance(expression, exp.Lateral):
             inner = self._lateral_query(scope)
@@ -143,6 +145,15 @@ class Tracer:
             if position < len(selects):
                 return self.flows(scope, selects[position])
         return []
+
+    def _output_by_name(self, branch: Scope, operation: exp.SetOperation, position: int) -> list[Flow]:
+        """Flows of the ``branch`` output named like the ``position``-th output of the by-name ``operation``
+        (named by its first branch); a branch without that column contributes nothing (NULL)."""
+        names = [n.lower() for n in leftmost_select(operation).named_selects]
+        branch_names = [n.lower() for n in leftmost_select(branch.expression).named_selects]
+        if position >= len(names) or names[position] not in branch_names:
+            return []
+        return self.output_at(branch, branch_names.index(names[position]))
 
     def _lateral_query(self, scope: Scope) -> Scope | None:
         """The subquery scope of ``LATERAL (SELECT …)`` / T-SQL ``CROSS APPLY (SELECT …)``, else None."""
@@ -219,6 +230,20 @@ class Tracer:
             return [flow.through(usage) for flow in self._resolve(scope, node)]
         if isinstance(node, (exp.Alias, exp.Paren)):
             return self.flows(scope, node.this, usage)
+        if isinstance(node, exp.TableColumn):
+            return self._whole_row(scope, node, usage.transformed())
+        if isinstance(node, exp.Filter):  # agg(x) FILTER (WHERE c): c only decides which rows x is taken from
+            return self.flows(scope, node.this, usage) + self.flows(
+                scope, node.expression, usage.weak("CONDITIONAL")
+            )
+        if isinstance(node, exp.WithinGroup):
+            return self._within_group(scope, node, usage)
+        if isinstance(node, exp.Order) and node.this is not None:  # array_agg(x ORDER BY y): y orders x
+            return self.flows(scope, node.this, usage) + [
+                f for o in node.expressions for f in self.flows(scope, o, usage.weak("SORT"))
+            ]
+        if isinstance(node, exp.Limit) and node.this is not None:  # BigQuery ARRAY_AGG(x ORDER BY y LIMIT n)
+            return self.flows(scope, node.this, usage)
         if isinstance(node, _NO_VALUE):
             return []
         if isinstance(node, (exp.Subquery, exp.Query, exp.Exists)):
@@ -242,6 +267,34 @@ class Tracer:
         if isinstance(node, exp.Func) and not _is_operator(node):
             return self._function(scope, node, usage)
         return self._operands(scope, node, usage.transformed())
+
+    def _within_group(self, scope: Scope, node: exp.WithinGroup, usage: Usage) -> list[Flow]:
+        """``percentile_cont(0.5) WITHIN GROUP (ORDER BY x)``: x is the aggregated value; when the function
+        has values of its own (``listagg(a) WITHIN GROUP (ORDER BY b)``), b only orders them (weak SORT)."""
+        found = self.flows(scope, node.this, usage)
+        order = usage.weak("SORT") if found else usage.transformed(aggregate=True)
+        return found + self.flows(scope, node.expression, order)
+
+    def _whole_row(self, scope: Scope, node: exp.TableColumn, usage: Usage) -> list[Flow]:
+        """A table alias used as a value (BigQuery ``TO_JSON_STRING(t)``, Postgres ``row_to_json(t)``): the
+        row holds every column of that source."""
+        current: Scope | None = scope
+        while current is not None:
+            source = current.sources.get(node.name)
+            if isinstance(source, exp.Table):
+                columns = self.known_columns(table_name(source))
+                if columns is None:
+                    self.report(
+                        f"the whole row of {node.name.lower()!r} needs its columns; pass --schema", node
+                    )
+                    return []
+                return [Flow(f"{table_name(source)}.{c}").through(usage) for c in columns]
+            if source is not None:
+                width = len(leftmost_select(source.expression).named_selects)
+                return [f.through(usage) for p in range(width) for f in self.output_at(source, p)]
+            current = current.parent
+        self.report(f"{node.name.lower()!r} is neither a column nor a table alias here", node)
+        return []
 
     def _operands(self, scope: Scope, node: exp.Expr, usage: Usage) -> list[Flow]:
         """Flows under an operator (``+``, ``AND``, ``=``, …); operator chains are walked without recursion."""
