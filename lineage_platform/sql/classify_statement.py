@@ -22,6 +22,10 @@ from lineage_platform.sql.tracer import file_path, table_name
 _SET_VARIABLE = re.compile(
     r"^\s*SET\s+(?:(hivevar|hiveconf|define):)?([\w.\-]+)\s*=\s*(.*?)\s*;?\s*$", re.I | re.S
 )
+_SEARCH_PATH = re.compile(
+    r"^\s*SET\s+(?:SESSION\s+|LOCAL\s+)?search_path\s*(?:=|\bTO\b)\s*(.*?)\s*;?\s*$", re.I | re.S
+)
+"""Postgres / Redshift ``SET search_path TO s, public``: unqualified names resolve in the first schema."""
 _SET_OPERATION = re.compile(r"\b(?:UNION|INTERSECT|EXCEPT|MINUS)\b", re.I)
 _NO_LINEAGE = (
     exp.Show,
@@ -248,7 +252,7 @@ def _drop(analysis: StatementAnalysis, drop: exp.Drop) -> None:
             analysis.outputs.append(Dataset(_qualified(analysis, table), kind))
 
 
-_RENAME_IN_PLACE = frozenset({"postgres", "redshift", "spark", "spark2", "databricks"})
+_RENAME_IN_PLACE = frozenset({"postgres", "redshift", "spark", "spark2", "databricks", "bigquery"})
 """Engines where ``ALTER TABLE s.t RENAME TO u`` keeps the table in ``s`` (others resolve ``u`` like any name)."""
 
 
@@ -375,6 +379,12 @@ def _use(analysis: StatementAnalysis, use: exp.Use) -> None:
 
 def _set(analysis: StatementAnalysis, _: exp.Set) -> None:
     analysis.operation = "SET"
+    path = _SEARCH_PATH.match(analysis.sql)
+    schemas = [p.strip().strip("'\"").lower() for p in path.group(1).split(",")] if path else []
+    schemas = [p for p in schemas if p and not p.startswith("$")]  # "$user" names no fixed schema
+    if schemas:
+        analysis.effect = SessionEffect(use_db=schemas[0])
+        return
     match = _SET_VARIABLE.match(analysis.sql)
     if match:
         prefix, name, value = match.groups()

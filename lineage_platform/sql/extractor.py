@@ -25,6 +25,7 @@ from lineage_platform.sql.collect_datasets import collect_datasets
 from lineage_platform.sql.eliminate_unused_ctes import eliminate_unused_ctes
 from lineage_platform.sql.expand_views import expand_views
 from lineage_platform.sql.extract_predicates import extract_predicates
+from lineage_platform.sql.mark_recursive_ctes import mark_recursive_ctes
 from lineage_platform.sql.name_outputs import name_outputs
 from lineage_platform.sql.parsing import StatementParseError, parse_statement
 from lineage_platform.sql.prune_projections import prune_projections
@@ -47,6 +48,7 @@ Pass = Callable[..., StatementAnalysis]
 
 PASSES: tuple[Pass, ...] = (
     classify_statement,
+    mark_recursive_ctes,
     expand_views,
     eliminate_unused_ctes,
     resolve_join_using,

@@ -22,6 +22,10 @@ _BULK_INSERT = re.compile(r"^\s*BULK\s+INSERT\s+(?P<table>[\w\[\]`\".#]+)\s+FROM
 """T-SQL's ``BULK INSERT t FROM 'file'``: a file loaded into a table, as Hive's LOAD DATA."""
 _REPLACE_INTO = re.compile(r"^(\s*)REPLACE(\s+(?:LOW_PRIORITY\s+|DELAYED\s+)?INTO\b)", re.I)
 """MySQL's ``REPLACE INTO t …`` (an INSERT that first deletes clashing rows), which sqlglot keeps as text."""
+_DML_TOP = re.compile(r"^(\s*(?:DELETE|UPDATE|INSERT)\s+)(TOP\s*\([^)]*\)(?:\s+PERCENT)?)", re.I)
+"""T-SQL's ``DELETE / UPDATE / INSERT TOP (n) [PERCENT] …`` (a row cap, no lineage), which sqlglot misreads."""
+_DEEP_CLONE = re.compile(r"\b(DEEP)(\s+CLONE\b)", re.I)
+"""Delta's ``CREATE TABLE x DEEP CLONE y``: parsed like ``SHALLOW CLONE`` (both copy y's data into x)."""
 _HIVE_COMMANDS = {
     "EXPORT": re.compile(rf"^\s*EXPORT\s+TABLE\s+{_TABLE_NAME}\s+TO\s+{_PATH}", re.I | re.S),
     "IMPORT": re.compile(
@@ -67,6 +71,8 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
     # blanked, not removed, so positions in the text stay valid for error reports and predicate values
     text = _PARTITION_IF_NOT_EXISTS.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     text = _DIRECTORY_USING.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
+    text = _DML_TOP.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
+    text = _DEEP_CLONE.sub(lambda m: " " * len(m.group(1)) + m.group(2), text)
     text = _REPLACE_INTO.sub(lambda m: m.group(1) + "INSERT " + m.group(2), text)  # same length
     return _parse(text, dialect)
 

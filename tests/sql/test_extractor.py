@@ -414,3 +414,11 @@ def test_statements_without_data_give_no_lineage_and_no_error(dialect: str, sql:
 def test_names_find_the_lower_case_catalog_whatever_their_case_or_quoting(dialect: str, sql: str) -> None:
     [record] = extract_lineage(sql, dialect=dialect, schema={"ds": {"orders": {"id": "int", "amt": "int"}}})
     assert _strong(record) == {("ds.orders.id", "ds.o.id"), ("ds.orders.amt", "ds.o.amt")}
+
+
+def test_postgres_search_path_sets_the_schema_of_later_unqualified_names() -> None:
+    script = 'SET search_path TO "$user", ods, public; INSERT INTO dw.o SELECT id FROM orders'
+    setting, insert = extract_lineage(script, schema=SCHEMA, dialect="postgres", default_db="public")
+    assert setting.operation == "SET"
+    assert [d.name for d in insert.inputs] == ["ods.orders"]
+    assert _strong(insert) == {("ods.orders.id", "dw.o.id")}
