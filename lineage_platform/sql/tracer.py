@@ -169,6 +169,7 @@ class Tracer:
         its name column no value; other columns pass through from the pivoted source."""
         source = pivot.parent.alias_or_name if pivot.parent is not None else ""
         fields = [f for f in pivot.args.get("fields") or [] if isinstance(f, exp.In)]
+        name = self._pivot_column(scope, pivot, name)
         if pivot.args.get("unpivot"):
             if name in (e.name.lower() for e in pivot.expressions):
                 columns = [
@@ -186,6 +187,33 @@ class Tracer:
             weak = Usage().weak("CONDITIONAL")
             return found + [flow for f in fields for flow in self.flows(scope, f.this, weak)]
         return self._resolve(scope, exp.column(name, table=source))
+
+    def _pivot_column(self, scope: Scope, pivot: exp.Pivot, name: str) -> str:
+        """The pivot's own name for output ``name`` when an alias column list renames its outputs
+        (``PIVOT (…) AS p (k, a, b)``): the last names are the pivoted columns, the first the grouped ones."""
+        alias = pivot.args.get("alias")
+        renamed = [c.name.lower() for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
+        if name not in renamed or pivot.args.get("unpivot"):
+            return name
+        generated = [c.name.lower() for c in pivot.args.get("columns") or []]
+        position = renamed.index(name) - (len(renamed) - len(generated))
+        if position >= 0:
+            return generated[position]
+        grouped = self._pivot_grouped(scope, pivot)
+        return grouped[renamed.index(name)] if renamed.index(name) < len(grouped) else name
+
+    def _pivot_grouped(self, scope: Scope, pivot: exp.Pivot) -> list[str]:
+        """The source columns a PIVOT groups by implicitly: all but the aggregated and the FOR columns."""
+        source = scope.sources.get(pivot.parent.alias_or_name) if pivot.parent is not None else None
+        if isinstance(source, exp.Table):
+            names = list(self.known_columns(table_name(source)) or ())
+        elif isinstance(source, Scope):
+            names = [n.lower() for n in leftmost_select(source.expression).named_selects]
+        else:
+            return []
+        used = {c.name.lower() for a in pivot.expressions for c in a.find_all(exp.Column)}
+        used |= {f.this.name.lower() for f in pivot.args.get("fields") or [] if isinstance(f, exp.In)}
+        return [n for n in names if n not in used]
 
     def _udtf_column(self, scope: Scope, udtf: exp.Expr, name: str) -> list[Flow]:
         """Column ``name`` of a table function by name: every argument, transformed; FLATTEN's ``seq``,
@@ -320,6 +348,11 @@ class Tracer:
             clause = expression.args.get(key)
             if clause is not None:
                 found.extend(self.flows(scope, clause, Usage().weak(transform)))  # type: ignore[arg-type]
+        for pivot in scope.pivots if isinstance(expression, exp.Select) else ():
+            if not pivot.args.get("unpivot"):  # the columns a PIVOT keeps are grouped by, implicitly
+                source = pivot.parent.alias_or_name if pivot.parent is not None else ""
+                for name in self._pivot_grouped(scope, pivot):
+                    found.extend(self.flows(scope, exp.column(name, table=source), Usage().weak("GROUP_BY")))
         for join in expression.args.get("joins") or []:
             for key in ("on", "using"):
                 condition = join.args.get(key)
