@@ -257,18 +257,44 @@ _RENAME_IN_PLACE = frozenset({"postgres", "redshift", "spark", "spark2", "databr
 
 
 def _alter(analysis: StatementAnalysis, alter: exp.Alter) -> None:
-    rename = next((a for a in alter.args.get("actions") or [] if isinstance(a, exp.AlterRename)), None)
-    if rename is None or not isinstance(alter.this, exp.Table):
+    actions = alter.args.get("actions") or []
+    rename = next((a for a in actions if isinstance(a, exp.AlterRename)), None)
+    swap = next((a for a in actions if isinstance(a, exp.SwapTable)), None)
+    if isinstance(alter.this, exp.Table) and isinstance(rename, exp.AlterRename):
+        _rename(analysis, alter.this, rename.this, in_place=analysis.dialect in _RENAME_IN_PLACE)
+    elif isinstance(alter.this, exp.Table) and swap is not None and isinstance(swap.this, exp.Table):
+        # Snowflake ``ALTER TABLE a SWAP WITH b``: the two names trade contents (table-level, both still exist)
+        analysis.operation = "ALTER_EXCHANGE"
+        for table in (alter.this, swap.this):
+            analysis.inputs.append(Dataset(_qualified(analysis, table), _kind(analysis, table)))
+            analysis.outputs.append(Dataset(_qualified(analysis, table), _kind(analysis, table)))
+    else:
+        analysis.operation = "OTHER"
+
+
+def _rename(analysis: StatementAnalysis, table: exp.Table, to: exp.Table, *, in_place: bool) -> None:
+    """``table`` renamed to ``to``; ``in_place``: an unqualified new name stays in the old one's schema."""
+    analysis.operation = "ALTER_RENAME"
+    old = _qualified(analysis, table)
+    new = _qualified(analysis, to)
+    if in_place and not to.db:
+        new = f"{old.rpartition('.')[0]}.{to.name.lower()}"
+    columns = analysis.session.columns_of(old) or ()
+    analysis.inputs.append(Dataset(old, _kind(analysis, table), columns))
+    analysis.outputs.append(Dataset(new, _kind(analysis, table), columns))
+
+
+def _execute(analysis: StatementAnalysis, execute: exp.Execute) -> None:
+    """T-SQL ``EXEC sp_rename 'schema.old', 'new' [, 'OBJECT']``: a table rename within its schema (renames
+    of columns and indexes, and other procedures, move no data)."""
+    arguments = [a.name for a in execute.expressions if isinstance(a, exp.Literal) and a.is_string]
+    procedure = execute.this.name.lower() if isinstance(execute.this, exp.Table) else ""
+    kind = arguments[2].upper() if len(arguments) > 2 else "OBJECT"
+    if procedure != "sp_rename" or len(arguments) < 2 or kind != "OBJECT":
         analysis.operation = "OTHER"
         return
-    analysis.operation = "ALTER_RENAME"
-    old = _qualified(analysis, alter.this)
-    new = _qualified(analysis, rename.this)
-    if analysis.dialect in _RENAME_IN_PLACE and not rename.this.db:
-        new = f"{old.rpartition('.')[0]}.{rename.this.name.lower()}"
-    columns = analysis.session.columns_of(old) or ()
-    analysis.inputs.append(Dataset(old, _kind(analysis, alter.this), columns))
-    analysis.outputs.append(Dataset(new, _kind(analysis, alter.this), columns))
+    old, new = (exp.to_table(a, dialect=analysis.dialect) for a in arguments[:2])
+    _rename(analysis, old, new, in_place=True)
 
 
 def _copy_table(analysis: StatementAnalysis, source: exp.Table, target: Dataset) -> None:
@@ -508,6 +534,7 @@ _HANDLERS = {
     exp.Copy: _copy,
     exp.Export: _export,
     exp.Delete: _delete,
+    exp.Execute: _execute,
 }
 
 
