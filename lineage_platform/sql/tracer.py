@@ -389,9 +389,7 @@ class Tracer:
         if isinstance(expression, exp.SetOperation):
             return self.output_named(scope, name, column)
         if isinstance(expression, exp.Select):
-            projection = next(
-                (p for p in expression.selects if isinstance(p, exp.Alias) and p.alias.lower() == name), None
-            )
+            projection = next((p for p in expression.selects if name in _alias_names(p)), None)
             if projection is not None and not isinstance(
                 column.find_ancestor(*_ALIAS_CLAUSES, exp.Select), exp.Select
             ):
@@ -516,6 +514,15 @@ def _selected(scope: Scope) -> dict[str, exp.Table | Scope]:
 _UDTFS = (exp.Lateral, exp.Unnest, exp.TableFromRows)
 FLATTEN_COLUMNS = ("seq", "key", "path", "index", "value", "this")
 """Snowflake FLATTEN's output columns: the first four locate an element, ``value`` / ``this`` hold data."""
+
+
+def _alias_names(projection: exp.Expr) -> list[str]:
+    """The names a projection gives its output(s): ``x AS a`` -> ``a``, ``f(x) AS (a, b)`` -> ``a``, ``b``."""
+    if isinstance(projection, exp.Alias):
+        return [projection.alias.lower()]
+    if isinstance(projection, exp.Aliases):
+        return [e.name.lower() for e in projection.expressions]
+    return []
 
 
 def _names_part(name: str, part: str) -> bool:
