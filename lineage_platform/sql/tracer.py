@@ -6,12 +6,13 @@ scopes' sources (tables, derived tables, CTEs, LATERAL VIEWs) and the enclosing 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
-from lineage_platform.sql.flow import Flow, Usage
+from lineage_platform.sql.flow import Flow, Usage, join_key_paths
 from lineage_platform.sql.function_rules import FunctionRule, function_arguments, function_name
 
 ROW_CLAUSES: tuple[tuple[str, str], ...] = (
@@ -65,9 +66,17 @@ def table_name(table: exp.Table) -> str:
 
 
 def file_path(table: exp.Table) -> str | None:
-    """The path of a Spark file source (``parquet.`/dir```, ``delta.`s3://b/t```), else None."""
+    """The path of a file source, else None: Spark ``parquet.`/dir```, ``delta.`s3://b/t```; DuckDB / Databricks
+    reader functions (``read_parquet('s3://b/*.parquet')``, ``read_csv_auto('x.csv')``, ``read_files(…)``)
+    and DuckDB's quoted path ``FROM 's3://b/x.parquet'``."""
     if table.db.lower() in FILE_FORMATS and not table.catalog and ("/" in table.name or ":" in table.name):
         return table.name
+    reader = table.this
+    if isinstance(reader, exp.Func) and _READERS.match(function_name(reader)):
+        first = next(iter(function_arguments(reader)), None)
+        return first.name if isinstance(first, exp.Literal) and first.is_string else None
+    if isinstance(reader, exp.Identifier) and reader.quoted and "/" in reader.name:  # qualify may add a db
+        return reader.name
     return None
 
 
@@ -214,6 +223,25 @@ class Tracer:
         used = {c.name.lower() for a in pivot.expressions for c in a.find_all(exp.Column)}
         used |= {f.this.name.lower() for f in pivot.args.get("fields") or [] if isinstance(f, exp.In)}
         return [n for n in names if n not in used]
+
+    def _table_function_column(self, scope: Scope, function: exp.Func, name: str) -> list[Flow]:
+        """Column ``name`` of a table function in FROM: ``JSON_TABLE(doc, '$.items[*]' COLUMNS (c … PATH
+        '$.c'))`` reads ``doc`` at ``$.items[*].c``; other functions read every argument."""
+        if isinstance(function, exp.JSONTable):
+            schema = function.args.get("schema")
+            columns = schema.expressions if isinstance(schema, exp.JSONSchema) else []
+            column = next((c for c in columns if c.name.lower() == name), None)
+            if column is not None and column.args.get("ordinality"):
+                return []  # FOR ORDINALITY numbers the rows
+            row_path = function.args.get("path")
+            path = column.args.get("path") if column is not None else None
+            key = join_key_paths(
+                row_path.name if isinstance(row_path, exp.Literal) else None,
+                path.name if isinstance(path, exp.Literal) else f"$.{name}",
+            )
+            return self.flows(scope, function.this, Usage().keyed(key) if key else Usage().transformed())
+        usage = Usage().transformed()
+        return [f for argument in function_arguments(function) for f in self.flows(scope, argument, usage)]
 
     def _udtf_column(self, scope: Scope, udtf: exp.Expr, name: str) -> list[Flow]:
         """Column ``name`` of a table function by name: every argument, transformed; FLATTEN's ``seq``,
@@ -371,6 +399,12 @@ class Tracer:
         while current is not None:
             source = current.sources.get(table)
             if source is not None:
+                if (
+                    isinstance(source, exp.Table)
+                    and isinstance(source.this, exp.Func)
+                    and not file_path(source)
+                ):
+                    return self._table_function_column(current, source.this, name)
                 if isinstance(source, exp.Table):
                     return [Flow(f"{table_name(source)}.{name}")]
                 return self.output_named(source, name, column)
@@ -511,6 +545,8 @@ def _selected(scope: Scope) -> dict[str, exp.Table | Scope]:
     }
 
 
+_READERS = re.compile(r"^(?:read_\w+|\w+_scan|read_files)$")
+"""Table functions whose first argument is the path of the files they read."""
 _UDTFS = (exp.Lateral, exp.Unnest, exp.TableFromRows)
 FLATTEN_COLUMNS = ("seq", "key", "path", "index", "value", "this")
 """Snowflake FLATTEN's output columns: the first four locate an element, ``value`` / ``this`` hold data."""
