@@ -74,7 +74,21 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
     text = _DML_TOP.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     text = _DEEP_CLONE.sub(lambda m: " " * len(m.group(1)) + m.group(2), text)
     text = _REPLACE_INTO.sub(lambda m: m.group(1) + "INSERT " + m.group(2), text)  # same length
-    return _parse(text, dialect)
+    try:
+        return _parse(text, dialect)
+    except StatementParseError as error:
+        wider = _WIDER_DIALECT.get(dialect)
+        while wider is not None:  # the first dialect's error is the one reported
+            try:
+                return _parse(text, wider)
+            except StatementParseError:
+                wider = _WIDER_DIALECT.get(wider)
+        raise error
+
+
+_WIDER_DIALECT = {"hive": "spark", "spark2": "spark", "spark": "databricks", "presto": "trino"}
+"""A dialect whose parser accepts the first one's SQL and more: a job log tagged ``spark`` may hold
+Databricks syntax (``payload:a.b``), one tagged ``hive`` Spark syntax."""
 
 
 @functools.lru_cache(maxsize=1024)

@@ -422,3 +422,13 @@ def test_postgres_search_path_sets_the_schema_of_later_unqualified_names() -> No
     assert setting.operation == "SET"
     assert [d.name for d in insert.inputs] == ["ods.orders"]
     assert _strong(insert) == {("ods.orders.id", "dw.o.id")}
+
+
+def test_spark_statement_in_databricks_syntax_is_parsed_by_the_wider_dialect() -> None:
+    record = extract_lineage(
+        "INSERT INTO dw.o SELECT id, raw:user.tier AS tier FROM ods.ev", dialect="spark"
+    )[0]
+    assert not record.errors
+    assert _strong(record) == {("ods.ev.id", "dw.o.id"), ("ods.ev.raw", "dw.o.tier")}
+    broken = extract_lineage("SELECT FROM WHERE", dialect="hive")[0]
+    assert [e.kind for e in broken.errors] == ["parse"]
