@@ -510,12 +510,33 @@ def _update(analysis: StatementAnalysis, update: exp.Update) -> None:
     from_ = update.args.get("from_")
     sources = [update.this, *([from_.this, *(from_.args.get("joins") or [])] if from_ is not None else [])]
     query, written = touched_rows(update.this, sources, update.args.get("where"), update.args.get("with_"))
-    for assignment in update.expressions:
-        query.select(assignment.expression.copy(), copy=False)
-    names = tuple(a.this.name.lower() for a in update.expressions)
+    pairs = [pair for assignment in update.expressions for pair in _assignments(assignment)]
+    for _, value in pairs:
+        query.select(value, copy=False)
+    names = tuple(name for name, _ in pairs)
     analysis.units.append(
         QueryUnit(Dataset(_qualified(analysis, written), _kind(analysis, written)), query, names)
     )
+
+
+def _assignments(assignment: exp.Expr) -> list[tuple[str, exp.Expr]]:
+    """(column, value) pairs of one SET item; ``(a, b) = (x, y)``, ``= ROW(x, y)`` and ``= (SELECT x, y …)``
+    (Postgres, Oracle) assign position by position (each column gets the subquery reduced to its column)."""
+    target, value = assignment.this, assignment.expression
+    if not isinstance(target, exp.Tuple):
+        return [(target.name.lower(), value.copy())]
+    names = [c.name.lower() for c in target.expressions]
+    if isinstance(value, exp.Subquery) and isinstance(value.this, exp.Select):
+        values: list[exp.Expr] = []
+        for position in range(len(names)):
+            select = value.this.copy()
+            select.set("expressions", select.expressions[position : position + 1])
+            values.append(exp.Subquery(this=select))
+    elif isinstance(value, (exp.Tuple, exp.Anonymous)):
+        values = [v.copy() for v in value.expressions]
+    else:
+        values = [value.copy() for _ in names]
+    return list(zip(names, values, strict=False))
 
 
 _HANDLERS = {

@@ -36,16 +36,40 @@ _JSON_TUPLE = "json_tuple"
 
 IssueReporter = Callable[[str, exp.Expr], None]
 _FILTER = Usage("weak", "FILTER")
-HIVE_VIRTUAL_COLUMNS = frozenset(
+PSEUDO_COLUMNS = frozenset(
     {
+        # Hive virtual columns
         "grouping__id",
         "input__file__name",
         "block__offset__inside__file",
         "row__offset__inside__block",
         "row__id",
+        # BigQuery partition and wildcard-table pseudo-columns
+        "_partitiontime",
+        "_partitiondate",
+        "_table_suffix",
+        "_file_name",
+        # Oracle
+        "rownum",
+        "rowid",
+        "ora_rowscn",
+        # Postgres system columns
+        "ctid",
+        "xmin",
+        "xmax",
+        # Snowflake staged-file and stream metadata
+        "metadata$filename",
+        "metadata$file_row_number",
+        "metadata$file_content_key",
+        "metadata$file_last_modified",
+        "metadata$start_scan_time",
+        "metadata$action",
+        "metadata$isupdate",
+        "metadata$row_id",
     }
 )
-"""Hive's virtual columns: computed by the engine, never stored in a table."""
+"""Pseudo-columns an engine computes for every row (virtual, partition, row-id, file metadata columns): an
+unqualified one is never a stored column, so it carries no lineage and is not reported."""
 PLAIN = Usage()
 """A value used as it is (strong, IDENTITY)."""
 
@@ -428,7 +452,7 @@ class Tracer:
                 column.find_ancestor(*_ALIAS_CLAUSES, exp.Select), exp.Select
             ):
                 return self.flows(scope, projection.this)
-        if name in HIVE_VIRTUAL_COLUMNS:
+        if name in PSEUDO_COLUMNS:
             return []
         return self._from_the_only_source(scope, name, column)
 
