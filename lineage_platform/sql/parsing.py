@@ -26,6 +26,10 @@ _DML_TOP = re.compile(r"^(\s*(?:DELETE|UPDATE|INSERT)\s+)(TOP\s*\([^)]*\)(?:\s+P
 """T-SQL's ``DELETE / UPDATE / INSERT TOP (n) [PERCENT] …`` (a row cap, no lineage), which sqlglot misreads."""
 _DEEP_CLONE = re.compile(r"\b(DEEP)(\s+CLONE\b)", re.I)
 """Delta's ``CREATE TABLE x DEEP CLONE y``: parsed like ``SHALLOW CLONE`` (both copy y's data into x)."""
+_UNLOAD = re.compile(
+    r"^\s*UNLOAD\s*\(\s*'(?P<query>(?:[^']|'')*)'\s*\)\s*TO\s*'(?P<path>[^']*)'", re.I | re.S
+)
+"""Redshift's ``UNLOAD ('SELECT …') TO 's3://…' …``: the quoted query exported to the path."""
 _HIVE_COMMANDS = {
     "EXPORT": re.compile(rf"^\s*EXPORT\s+TABLE\s+{_TABLE_NAME}\s+TO\s+{_PATH}", re.I | re.S),
     "IMPORT": re.compile(
@@ -51,7 +55,8 @@ class StatementParseError(SqlError):
 def parse_statement(text: str, dialect: str) -> exp.Expr:
     """Parse one statement; Hive ``EXPORT``/``IMPORT`` become a ``Command`` holding (table, path),
     ``ALTER TABLE t EXCHANGE PARTITION (…) WITH TABLE s`` one named ``EXCHANGE`` holding (t, s), T-SQL
-    ``BULK INSERT t FROM 'file'`` a ``LoadData`` like Hive's ``LOAD DATA INPATH``.
+    ``BULK INSERT t FROM 'file'`` a ``LoadData`` like Hive's ``LOAD DATA INPATH``, Redshift ``UNLOAD ('query') TO
+    'path'`` an ``Export`` like BigQuery's ``EXPORT DATA``.
 
     ``SET`` statements are not parsed (Hive's ``SET a.b=c`` is not SQL): they become an empty ``Set``.
 
@@ -64,6 +69,11 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
     command = _hive_command(text, dialect)
     if command is not None:
         return command
+    unload = _UNLOAD.match(text)
+    if unload is not None:
+        query = _parse(unload.group("query").replace("''", "'"), dialect)
+        uri = exp.Property(this=exp.var("uri"), value=exp.Literal.string(unload.group("path")))
+        return exp.Export(this=query, options=exp.Properties(expressions=[uri]))
     bulk = _BULK_INSERT.match(text)
     if bulk is not None:
         table = exp.to_table(bulk.group("table"), dialect=dialect)
