@@ -113,7 +113,12 @@ def _insert_unit(analysis: StatementAnalysis, insert: exp.Insert, query: exp.Exp
             explicit = tuple(c for c in known if c not in static)
     elif dynamic:
         explicit = explicit + tuple(d for d in dynamic if d not in explicit)
-    return QueryUnit(Dataset(name, _kind(analysis, target)), query, explicit, static, dynamic)
+    conflict = insert.args.get("conflict")
+    keys = conflict.args.get("conflict_keys") or [] if isinstance(conflict, exp.OnConflict) else []
+    conflict_keys = tuple(k.this.name.lower() if isinstance(k, exp.Ordered) else k.name.lower() for k in keys)
+    return QueryUnit(
+        Dataset(name, _kind(analysis, target)), query, explicit, static, dynamic, conflict_keys=conflict_keys
+    )
 
 
 def _multi_insert(analysis: StatementAnalysis, multi: exp.MultitableInserts) -> None:
