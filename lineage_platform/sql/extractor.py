@@ -96,7 +96,7 @@ def extract_lineage(
     _check_options(passes, options)
     session = Session.start(schema, dialect, default_db, variables)
     records = []
-    for index, statement in enumerate(split_statements(sql)):
+    for index, statement in enumerate(split_statements(sql, dialect)):
         record, effect = _lineage_of(statement, index, session, tuple(passes), options)
         session.apply(effect)
         records.append(record)

@@ -432,3 +432,21 @@ def test_spark_statement_in_databricks_syntax_is_parsed_by_the_wider_dialect() -
     assert _strong(record) == {("ods.ev.id", "dw.o.id"), ("ods.ev.raw", "dw.o.tier")}
     broken = extract_lineage("SELECT FROM WHERE", dialect="hive")[0]
     assert [e.kind for e in broken.errors] == ["parse"]
+
+
+def test_tsql_script_without_semicolons_and_with_go_is_split_into_its_statements() -> None:
+    script = (
+        "SELECT id, amt INTO #recent FROM ods.orders WHERE dt > '2024-01-01'\n"
+        "INSERT INTO dw.o (id, amt)\n"
+        "SELECT id, amt FROM #recent\n"
+        "GO\n"
+        "DELETE FROM dw.o WHERE amt < 0 garbage here\n"
+    )
+    records = extract_lineage(script, schema=SCHEMA, dialect="tsql")
+    assert [r.operation for r in records[:2]] == ["CREATE_AS_SELECT", "INSERT"]
+    assert _strong(records[0]) == {
+        ("ods.orders.id", "default.recent.id"),
+        ("ods.orders.amt", "default.recent.amt"),
+    }
+    assert _strong(records[1]) == {("default.recent.id", "dw.o.id"), ("default.recent.amt", "dw.o.amt")}
+    assert [(e.kind, e.line) for e in records[2].errors] == [("parse", 5)]
