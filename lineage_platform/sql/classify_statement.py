@@ -408,6 +408,19 @@ def _use(analysis: StatementAnalysis, use: exp.Use) -> None:
     analysis.effect = SessionEffect(use_db=name)
 
 
+def _declare(analysis: StatementAnalysis, declare: exp.Declare) -> None:
+    """BigQuery ``DECLARE x, y INT64 [DEFAULT v]``: script variables later queries may read by bare name (T-SQL
+    ``@x`` is a parameter already)."""
+    analysis.operation = "SET"
+    variables = []
+    for item in declare.expressions:
+        names = item.this if isinstance(item.this, list) else [item.this]
+        default = item.args.get("default")
+        value = default.sql(analysis.dialect) if isinstance(default, exp.Expr) else ""
+        variables.extend((n.name.lower(), value) for n in names if isinstance(n, exp.Identifier))
+    analysis.effect = SessionEffect(variables=tuple(variables))
+
+
 def _set(analysis: StatementAnalysis, _: exp.Set) -> None:
     analysis.operation = "SET"
     path = _SEARCH_PATH.match(analysis.sql)
@@ -561,6 +574,7 @@ _HANDLERS = {
     exp.Export: _export,
     exp.Delete: _delete,
     exp.Execute: _execute,
+    exp.Declare: _declare,
 }
 
 

@@ -27,7 +27,11 @@ def trace_columns(
     for unit in analysis.units:
         if unit.scope is not None:
             tracer = Tracer(
-                unit.scope, rules, lambda m, n: analysis.issue(m, node=n), analysis.session.columns_of
+                unit.scope,
+                rules,
+                lambda m, n: analysis.issue(m, node=n),
+                analysis.session.columns_of,
+                frozenset(analysis.session.variables),
             )
             _trace_unit(analysis, unit, tracer)
     return analysis

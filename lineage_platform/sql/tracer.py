@@ -113,10 +113,14 @@ class Tracer:
         rules: Mapping[str, FunctionRule],
         report: IssueReporter,
         known_columns: Callable[[str], tuple[str, ...] | None] = lambda table: None,
+        variables: frozenset[str] = frozenset(),
     ) -> None:
         self.rules = rules
         self.report = report
         self.known_columns = known_columns
+        self.variables = (
+            variables  # script variables (BigQuery DECLARE x): a name no source has is one of them
+        )
         self._scopes: dict[int, Scope] = {id(s.expression): s for s in root.traverse()}
         self._outputs: dict[tuple[int, int], list[Flow]] = {}
 
@@ -474,6 +478,8 @@ class Tracer:
             if candidates or not current.is_subquery:
                 break
             current = current.parent
+        if name in self.variables:
+            return []  # a script variable: a value known before the query runs, no column lineage
         self.report(f"column {name!r} is ambiguous or unknown; add a table qualifier or pass --schema", node)
         return []
 

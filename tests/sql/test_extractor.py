@@ -450,3 +450,11 @@ def test_tsql_script_without_semicolons_and_with_go_is_split_into_its_statements
     }
     assert _strong(records[1]) == {("default.recent.id", "dw.o.id"), ("default.recent.amt", "dw.o.amt")}
     assert [(e.kind, e.line) for e in records[2].errors] == [("parse", 5)]
+
+
+def test_bigquery_declared_variable_is_no_column_but_a_real_column_wins() -> None:
+    script = "DECLARE cutoff, id INT64 DEFAULT 10; INSERT INTO dw.o SELECT id, amt FROM ods.orders WHERE amt > cutoff"
+    declare, insert = extract_lineage(script, schema=SCHEMA, dialect="bigquery")
+    assert declare.operation == "SET" and not insert.errors
+    assert _strong(insert) == {("ods.orders.id", "dw.o.id"), ("ods.orders.amt", "dw.o.amt")}
+    assert _weak(insert) == {("ods.orders.amt", "dw.o")}
