@@ -254,28 +254,29 @@ class Tracer:
 
     def _table_function_column(self, scope: Scope, function: exp.Func, name: str) -> list[Flow]:
         """Column ``name`` of a table function in FROM: ``JSON_TABLE(doc, '$.items[*]' COLUMNS (c … PATH
-        '$.c'))`` reads ``doc`` at ``$.items[*].c``; other functions read every argument."""
+        '$.c'))`` reads ``doc`` at ``$.items[*].c`` (a ``FOR ORDINALITY`` column at ``$.items[*]``); other
+        functions read every argument."""
         if isinstance(function, exp.JSONTable):
             schema = function.args.get("schema")
             columns = schema.expressions if isinstance(schema, exp.JSONSchema) else []
             column = next((c for c in columns if c.name.lower() == name), None)
-            if column is not None and column.args.get("ordinality"):
-                return []  # FOR ORDINALITY numbers the rows
             row_path = function.args.get("path")
             path = column.args.get("path") if column is not None else None
+            ordinal = column is not None and column.args.get("ordinality")  # a row's position: from the rows
             key = join_key_paths(
                 row_path.name if isinstance(row_path, exp.Literal) else None,
-                path.name if isinstance(path, exp.Literal) else f"$.{name}",
+                None if ordinal else path.name if isinstance(path, exp.Literal) else f"$.{name}",
             )
             return self.flows(scope, function.this, Usage().keyed(key) if key else Usage().transformed())
         usage = Usage().transformed()
         return [f for argument in function_arguments(function) for f in self.flows(scope, argument, usage)]
 
     def _udtf_column(self, scope: Scope, udtf: exp.Expr, name: str) -> list[Flow]:
-        """Column ``name`` of a table function by name: every argument, transformed; FLATTEN's ``seq``,
-        ``key``, ``path`` and ``index`` describe positions and carry no value."""
+        """Column ``name`` of a table function by name: every argument, transformed (FLATTEN's ``key``, ``path``
+        and ``index`` too: where an element sits comes from the input, as posexplode's position does); FLATTEN's
+        ``seq`` numbers the input rows and carries no value."""
         function = udtf.this
-        if name in FLATTEN_COLUMNS[:4] and function_name(function) in ("explode", "flatten"):
+        if name == FLATTEN_COLUMNS[0] and function_name(function) in ("explode", "flatten"):
             return []
         arguments = function_arguments(function) if isinstance(function, exp.Func) else [function]
         return [f for argument in arguments for f in self.flows(scope, argument, Usage().transformed())]
@@ -296,13 +297,13 @@ class Tracer:
 
     def _unnest_output(self, scope: Scope, unnest: exp.Unnest, position: int) -> list[Flow]:
         """``UNNEST(a, b) AS x(ea, eb)``: one array per column; ``UNNEST(m) AS x(k, v)`` (a map or rows): every
-        column from the one argument. ``WITH OFFSET`` / ``ORDINALITY`` columns carry no value."""
+        column from the one argument. A ``WITH OFFSET`` / ``ORDINALITY`` column comes from every array (a
+        position within them, like posexplode's)."""
         arrays = unnest.expressions
         names = _udtf_names(unnest)
         offset = unnest.args.get("offset")
-        if isinstance(offset, exp.Expr) and names and position == len(names) - 1 and offset.name:
-            return []
-        if len(arrays) > 1:
+        at_offset = isinstance(offset, exp.Expr) and bool(names) and position == len(names) - 1
+        if len(arrays) > 1 and not at_offset:
             arrays = arrays[position : position + 1]
         usage = Usage().transformed()
         return [f for array in arrays for f in self.flows(scope, array, usage)]
@@ -579,7 +580,8 @@ _READERS = re.compile(r"^(?:read_\w+|\w+_scan|read_files)$")
 """Table functions whose first argument is the path of the files they read."""
 _UDTFS = (exp.Lateral, exp.Unnest, exp.TableFromRows)
 FLATTEN_COLUMNS = ("seq", "key", "path", "index", "value", "this")
-"""Snowflake FLATTEN's output columns: the first four locate an element, ``value`` / ``this`` hold data."""
+"""Snowflake FLATTEN's output columns: ``seq`` numbers input rows, ``key`` / ``path`` / ``index`` locate an element,
+``value`` / ``this`` hold it."""
 
 
 def _alias_names(projection: exp.Expr) -> list[str]:
