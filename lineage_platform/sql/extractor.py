@@ -18,6 +18,7 @@ from sqlglot.errors import SqlglotError
 
 from lineage_platform.errors import LineageError, SqlError
 from lineage_platform.model import ColumnEdge, Dataset, SqlIssue, StatementLineage
+from lineage_platform.sql import script
 from lineage_platform.sql.analysis import StatementAnalysis
 from lineage_platform.sql.build_scopes import build_scopes
 from lineage_platform.sql.classify_statement import classify_statement
@@ -148,6 +149,7 @@ def clear_cache() -> None:
     """Forget every cached statement result (frees memory; results never go stale, see the cache key)."""
     with _cache_lock:
         _cache.clear()
+    script.clear_cache()
 
 
 def _lineage_of(

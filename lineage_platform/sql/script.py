@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -101,6 +102,12 @@ def _split_unterminated(statement: ScriptStatement, dialect: str) -> list[Script
     return pieces
 
 
+def clear_cache() -> None:
+    """Forget which statement texts were found to parse (see :func:`split_statements`)."""
+    _parses.cache_clear()
+
+
+@functools.lru_cache(maxsize=4096)  # a job log repeats its statements: decide each once
 def _parses(text: str, dialect: str) -> bool:
     """Whether ``text`` is one complete statement (an INSERT needs its rows: ``INSERT INTO t (a)`` is a head)."""
     try:
