@@ -54,6 +54,9 @@ def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
     ('INSERT_OVERWRITE', 'db.t', ('dt',))
     """
     expression = analysis.expression
+    for cte in list(expression.find_all(exp.CTE)):
+        if isinstance(cte.this, exp.Delete):
+            _deleting_cte(analysis, cte)
     handler = _HANDLERS.get(type(expression))
     if handler is not None:
         handler(analysis, expression)
@@ -67,6 +70,23 @@ def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
     elif not isinstance(expression, _NO_LINEAGE):
         analysis.issue(f"{expression.key.upper()} statements are not analysed for lineage", "unsupported")
     return analysis
+
+
+def _deleting_cte(analysis: StatementAnalysis, cte: exp.CTE) -> None:
+    """Postgres ``WITH gone AS (DELETE FROM t WHERE c RETURNING a, b) …``: the CTE's rows are ``SELECT a, b FROM
+    t WHERE c`` (what was deleted, as the query reads it) and ``t`` is written too."""
+    delete = cte.this
+    returning = delete.args.get("returning")
+    if not isinstance(delete.this, exp.Table):
+        return
+    table = delete.this
+    analysis.outputs.append(Dataset(_qualified(analysis, table), _kind(analysis, table)))
+    columns = [e.copy() for e in returning.expressions] if isinstance(returning, exp.Returning) else []
+    rows = exp.select(*(columns or [exp.Star()])).from_(table.copy())
+    where = delete.args.get("where")
+    if isinstance(where, exp.Where):
+        rows.set("where", where.copy())
+    cte.set("this", rows)
 
 
 def _insert(analysis: StatementAnalysis, insert: exp.Insert) -> None:
