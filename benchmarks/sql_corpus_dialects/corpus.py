@@ -65,6 +65,9 @@ CONSTRUCTS: dict[str, str] = {
     "transaction": "BEGIN / COMMIT around statements",
     "script": "several statements in one case",
     "replace_into": "MySQL REPLACE INTO / INSERT ... ON DUPLICATE KEY UPDATE / ON CONFLICT",
+    "by_name": "UNION ... BY NAME / CORRESPONDING, INSERT ... BY NAME (columns matched by name)",
+    "whole_row": "a table alias used as a value (TO_JSON_STRING(t), row_to_json(t))",
+    "script_transform": "Hive / Spark SELECT TRANSFORM (...) USING 'script' AS (...)",
 }
 """Every construct tag of this corpus: the Hive / Spark corpus's tags plus the cross-dialect ones."""
 

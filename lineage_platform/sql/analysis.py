@@ -21,6 +21,8 @@ class QueryUnit:
     static_partitions: tuple[str, ...] = ()
     dynamic_partitions: tuple[str, ...] = ()
     scope: Scope | None = None
+    conflict_keys: tuple[str, ...] = ()
+    """Target columns of Postgres ``ON CONFLICT (k)``: what flows into them decides insert vs update."""
 
     def output_names(self) -> tuple[str, ...]:
         """Names of the written columns: explicit target columns, else the query's output names."""

@@ -22,6 +22,10 @@ from lineage_platform.sql.tracer import file_path, table_name
 _SET_VARIABLE = re.compile(
     r"^\s*SET\s+(?:(hivevar|hiveconf|define):)?([\w.\-]+)\s*=\s*(.*?)\s*;?\s*$", re.I | re.S
 )
+_SEARCH_PATH = re.compile(
+    r"^\s*SET\s+(?:SESSION\s+|LOCAL\s+)?search_path\s*(?:=|\bTO\b)\s*(.*?)\s*;?\s*$", re.I | re.S
+)
+"""Postgres / Redshift ``SET search_path TO s, public``: unqualified names resolve in the first schema."""
 _SET_OPERATION = re.compile(r"\b(?:UNION|INTERSECT|EXCEPT|MINUS)\b", re.I)
 _NO_LINEAGE = (
     exp.Show,
@@ -50,6 +54,9 @@ def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
     ('INSERT_OVERWRITE', 'db.t', ('dt',))
     """
     expression = analysis.expression
+    for cte in list(expression.find_all(exp.CTE)):
+        if isinstance(cte.this, exp.Delete):
+            _deleting_cte(analysis, cte)
     handler = _HANDLERS.get(type(expression))
     if handler is not None:
         handler(analysis, expression)
@@ -63,6 +70,23 @@ def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
     elif not isinstance(expression, _NO_LINEAGE):
         analysis.issue(f"{expression.key.upper()} statements are not analysed for lineage", "unsupported")
     return analysis
+
+
+def _deleting_cte(analysis: StatementAnalysis, cte: exp.CTE) -> None:
+    """Postgres ``WITH gone AS (DELETE FROM t WHERE c RETURNING a, b) …``: the CTE's rows are ``SELECT a, b FROM
+    t WHERE c`` (what was deleted, as the query reads it) and ``t`` is written too."""
+    delete = cte.this
+    returning = delete.args.get("returning")
+    if not isinstance(delete.this, exp.Table):
+        return
+    table = delete.this
+    analysis.outputs.append(Dataset(_qualified(analysis, table), _kind(analysis, table)))
+    columns = [e.copy() for e in returning.expressions] if isinstance(returning, exp.Returning) else []
+    rows = exp.select(*(columns or [exp.Star()])).from_(table.copy())
+    where = delete.args.get("where")
+    if isinstance(where, exp.Where):
+        rows.set("where", where.copy())
+    cte.set("this", rows)
 
 
 def _insert(analysis: StatementAnalysis, insert: exp.Insert) -> None:
@@ -101,13 +125,20 @@ def _insert_unit(analysis: StatementAnalysis, insert: exp.Insert, query: exp.Exp
         target = target.this
     static, dynamic = _partitions(target.args.get("partition"))
     name = _qualified(analysis, target)
-    if explicit is None:
+    if explicit is None and not insert.args.get(
+        "by_name"
+    ):  # BY NAME: the query's output names are the columns
         known = analysis.session.columns_of(name)
         if known is not None:
             explicit = tuple(c for c in known if c not in static)
     elif dynamic:
         explicit = explicit + tuple(d for d in dynamic if d not in explicit)
-    return QueryUnit(Dataset(name, _kind(analysis, target)), query, explicit, static, dynamic)
+    conflict = insert.args.get("conflict")
+    keys = conflict.args.get("conflict_keys") or [] if isinstance(conflict, exp.OnConflict) else []
+    conflict_keys = tuple(k.this.name.lower() if isinstance(k, exp.Ordered) else k.name.lower() for k in keys)
+    return QueryUnit(
+        Dataset(name, _kind(analysis, target)), query, explicit, static, dynamic, conflict_keys=conflict_keys
+    )
 
 
 def _multi_insert(analysis: StatementAnalysis, multi: exp.MultitableInserts) -> None:
@@ -246,23 +277,49 @@ def _drop(analysis: StatementAnalysis, drop: exp.Drop) -> None:
             analysis.outputs.append(Dataset(_qualified(analysis, table), kind))
 
 
-_RENAME_IN_PLACE = frozenset({"postgres", "redshift", "spark", "spark2", "databricks"})
+_RENAME_IN_PLACE = frozenset({"postgres", "redshift", "spark", "spark2", "databricks", "bigquery"})
 """Engines where ``ALTER TABLE s.t RENAME TO u`` keeps the table in ``s`` (others resolve ``u`` like any name)."""
 
 
 def _alter(analysis: StatementAnalysis, alter: exp.Alter) -> None:
-    rename = next((a for a in alter.args.get("actions") or [] if isinstance(a, exp.AlterRename)), None)
-    if rename is None or not isinstance(alter.this, exp.Table):
+    actions = alter.args.get("actions") or []
+    rename = next((a for a in actions if isinstance(a, exp.AlterRename)), None)
+    swap = next((a for a in actions if isinstance(a, exp.SwapTable)), None)
+    if isinstance(alter.this, exp.Table) and isinstance(rename, exp.AlterRename):
+        _rename(analysis, alter.this, rename.this, in_place=analysis.dialect in _RENAME_IN_PLACE)
+    elif isinstance(alter.this, exp.Table) and swap is not None and isinstance(swap.this, exp.Table):
+        # Snowflake ``ALTER TABLE a SWAP WITH b``: the two names trade contents (table-level, both still exist)
+        analysis.operation = "ALTER_EXCHANGE"
+        for table in (alter.this, swap.this):
+            analysis.inputs.append(Dataset(_qualified(analysis, table), _kind(analysis, table)))
+            analysis.outputs.append(Dataset(_qualified(analysis, table), _kind(analysis, table)))
+    else:
+        analysis.operation = "OTHER"
+
+
+def _rename(analysis: StatementAnalysis, table: exp.Table, to: exp.Table, *, in_place: bool) -> None:
+    """``table`` renamed to ``to``; ``in_place``: an unqualified new name stays in the old one's schema."""
+    analysis.operation = "ALTER_RENAME"
+    old = _qualified(analysis, table)
+    new = _qualified(analysis, to)
+    if in_place and not to.db:
+        new = f"{old.rpartition('.')[0]}.{to.name.lower()}"
+    columns = analysis.session.columns_of(old) or ()
+    analysis.inputs.append(Dataset(old, _kind(analysis, table), columns))
+    analysis.outputs.append(Dataset(new, _kind(analysis, table), columns))
+
+
+def _execute(analysis: StatementAnalysis, execute: exp.Execute) -> None:
+    """T-SQL ``EXEC sp_rename 'schema.old', 'new' [, 'OBJECT']``: a table rename within its schema (renames
+    of columns and indexes, and other procedures, move no data)."""
+    arguments = [a.name for a in execute.expressions if isinstance(a, exp.Literal) and a.is_string]
+    procedure = execute.this.name.lower() if isinstance(execute.this, exp.Table) else ""
+    kind = arguments[2].upper() if len(arguments) > 2 else "OBJECT"
+    if procedure != "sp_rename" or len(arguments) < 2 or kind != "OBJECT":
         analysis.operation = "OTHER"
         return
-    analysis.operation = "ALTER_RENAME"
-    old = _qualified(analysis, alter.this)
-    new = _qualified(analysis, rename.this)
-    if analysis.dialect in _RENAME_IN_PLACE and not rename.this.db:
-        new = f"{old.rpartition('.')[0]}.{rename.this.name.lower()}"
-    columns = analysis.session.columns_of(old) or ()
-    analysis.inputs.append(Dataset(old, _kind(analysis, alter.this), columns))
-    analysis.outputs.append(Dataset(new, _kind(analysis, alter.this), columns))
+    old, new = (exp.to_table(a, dialect=analysis.dialect) for a in arguments[:2])
+    _rename(analysis, old, new, in_place=True)
 
 
 def _copy_table(analysis: StatementAnalysis, source: exp.Table, target: Dataset) -> None:
@@ -371,8 +428,27 @@ def _use(analysis: StatementAnalysis, use: exp.Use) -> None:
     analysis.effect = SessionEffect(use_db=name)
 
 
+def _declare(analysis: StatementAnalysis, declare: exp.Declare) -> None:
+    """BigQuery ``DECLARE x, y INT64 [DEFAULT v]``: script variables later queries may read by bare name (T-SQL
+    ``@x`` is a parameter already)."""
+    analysis.operation = "SET"
+    variables = []
+    for item in declare.expressions:
+        names = item.this if isinstance(item.this, list) else [item.this]
+        default = item.args.get("default")
+        value = default.sql(analysis.dialect) if isinstance(default, exp.Expr) else ""
+        variables.extend((n.name.lower(), value) for n in names if isinstance(n, exp.Identifier))
+    analysis.effect = SessionEffect(variables=tuple(variables))
+
+
 def _set(analysis: StatementAnalysis, _: exp.Set) -> None:
     analysis.operation = "SET"
+    path = _SEARCH_PATH.match(analysis.sql)
+    schemas = [p.strip().strip("'\"").lower() for p in path.group(1).split(",")] if path else []
+    schemas = [p for p in schemas if p and not p.startswith("$")]  # "$user" names no fixed schema
+    if schemas:
+        analysis.effect = SessionEffect(use_db=schemas[0])
+        return
     match = _SET_VARIABLE.match(analysis.sql)
     if match:
         prefix, name, value = match.groups()
@@ -472,12 +548,33 @@ def _update(analysis: StatementAnalysis, update: exp.Update) -> None:
     from_ = update.args.get("from_")
     sources = [update.this, *([from_.this, *(from_.args.get("joins") or [])] if from_ is not None else [])]
     query, written = touched_rows(update.this, sources, update.args.get("where"), update.args.get("with_"))
-    for assignment in update.expressions:
-        query.select(assignment.expression.copy(), copy=False)
-    names = tuple(a.this.name.lower() for a in update.expressions)
+    pairs = [pair for assignment in update.expressions for pair in _assignments(assignment)]
+    for _, value in pairs:
+        query.select(value, copy=False)
+    names = tuple(name for name, _ in pairs)
     analysis.units.append(
         QueryUnit(Dataset(_qualified(analysis, written), _kind(analysis, written)), query, names)
     )
+
+
+def _assignments(assignment: exp.Expr) -> list[tuple[str, exp.Expr]]:
+    """(column, value) pairs of one SET item; ``(a, b) = (x, y)``, ``= ROW(x, y)`` and ``= (SELECT x, y …)``
+    (Postgres, Oracle) assign position by position (each column gets the subquery reduced to its column)."""
+    target, value = assignment.this, assignment.expression
+    if not isinstance(target, exp.Tuple):
+        return [(target.name.lower(), value.copy())]
+    names = [c.name.lower() for c in target.expressions]
+    if isinstance(value, exp.Subquery) and isinstance(value.this, exp.Select):
+        values: list[exp.Expr] = []
+        for position in range(len(names)):
+            select = value.this.copy()
+            select.set("expressions", select.expressions[position : position + 1])
+            values.append(exp.Subquery(this=select))
+    elif isinstance(value, (exp.Tuple, exp.Anonymous)):
+        values = [v.copy() for v in value.expressions]
+    else:
+        values = [value.copy() for _ in names]
+    return list(zip(names, values, strict=False))
 
 
 _HANDLERS = {
@@ -496,6 +593,8 @@ _HANDLERS = {
     exp.Copy: _copy,
     exp.Export: _export,
     exp.Delete: _delete,
+    exp.Execute: _execute,
+    exp.Declare: _declare,
 }
 
 

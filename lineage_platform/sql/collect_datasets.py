@@ -22,7 +22,7 @@ def collect_datasets(analysis: StatementAnalysis) -> StatementAnalysis:
         if unit.scope is not None:
             for scope in unit.scope.traverse():
                 for source in scope.sources.values():
-                    if isinstance(source, exp.Table) and source.name:
+                    if isinstance(source, exp.Table) and (source.name or file_path(source)):
                         name = table_name(source)
                         kind = (
                             "path" if file_path(source) else "temp" if name in session.temporary else "table"

@@ -18,6 +18,7 @@ from sqlglot.errors import SqlglotError
 
 from lineage_platform.errors import LineageError, SqlError
 from lineage_platform.model import ColumnEdge, Dataset, SqlIssue, StatementLineage
+from lineage_platform.sql import script
 from lineage_platform.sql.analysis import StatementAnalysis
 from lineage_platform.sql.build_scopes import build_scopes
 from lineage_platform.sql.classify_statement import classify_statement
@@ -25,6 +26,7 @@ from lineage_platform.sql.collect_datasets import collect_datasets
 from lineage_platform.sql.eliminate_unused_ctes import eliminate_unused_ctes
 from lineage_platform.sql.expand_views import expand_views
 from lineage_platform.sql.extract_predicates import extract_predicates
+from lineage_platform.sql.mark_recursive_ctes import mark_recursive_ctes
 from lineage_platform.sql.name_outputs import name_outputs
 from lineage_platform.sql.parsing import StatementParseError, parse_statement
 from lineage_platform.sql.prune_projections import prune_projections
@@ -47,6 +49,7 @@ Pass = Callable[..., StatementAnalysis]
 
 PASSES: tuple[Pass, ...] = (
     classify_statement,
+    mark_recursive_ctes,
     expand_views,
     eliminate_unused_ctes,
     resolve_join_using,
@@ -94,7 +97,7 @@ def extract_lineage(
     _check_options(passes, options)
     session = Session.start(schema, dialect, default_db, variables)
     records = []
-    for index, statement in enumerate(split_statements(sql)):
+    for index, statement in enumerate(split_statements(sql, dialect)):
         record, effect = _lineage_of(statement, index, session, tuple(passes), options)
         session.apply(effect)
         records.append(record)
@@ -146,6 +149,7 @@ def clear_cache() -> None:
     """Forget every cached statement result (frees memory; results never go stale, see the cache key)."""
     with _cache_lock:
         _cache.clear()
+    script.clear_cache()
 
 
 def _lineage_of(

@@ -91,7 +91,15 @@ DEFAULT_FUNCTION_RULES: Mapping[str, FunctionRule] = {
     "collect_list": FunctionRule(aggregate=True),
     "percentile": FunctionRule(aggregate=True),
     "percentile_approx": FunctionRule(aggregate=True),
-    **dict.fromkeys(("count", "count_if", "approx_distinct", "approx_count_distinct", "ndv"), _COUNT),
+    **dict.fromkeys(("count", "approx_distinct", "approx_count_distinct", "ndv"), _COUNT),
+    # count_if(cond) counts the rows where cond holds, like count(*) FILTER (WHERE cond): cond only decides
+    "count_if": FunctionRule(condition_args=(0,), aggregate=True),
+    # max_by(x, y) / arg_max(x, y): y only picks the row whose x is returned
+    **dict.fromkeys(
+        ("arg_max", "arg_min", "max_by", "min_by"), FunctionRule(condition_args=(1,), aggregate=True)
+    ),
+    # GROUPING(a, b) / grouping_id(): which columns a row is aggregated over, never their values
+    **dict.fromkeys(("grouping", "grouping_id"), FunctionRule(flow_args=())),
 }
 
 

@@ -37,12 +37,24 @@ def name_outputs(analysis: StatementAnalysis) -> StatementAnalysis:
         for select in unit.query.find_all(exp.Select):
             unnamed = 0
             for position, projection in enumerate(select.selects):
+                if isinstance(projection, exp.QueryTransform):
+                    projection.replace(_transform_outputs(projection))
+                    continue
                 if _has_own_name(projection, analysis.dialect):
                     continue
                 name = namer(projection, position, unnamed, analysis)
                 projection.replace(exp.alias_(projection.copy(), name, quoted=True))
                 unnamed += 1
     return analysis
+
+
+def _transform_outputs(transform: exp.QueryTransform) -> exp.Aliases:
+    """Hive / Spark ``SELECT TRANSFORM (cols) USING 'script' AS (a, b)``: one output per name, each reading every
+    input column (the script is opaque); without ``AS`` the script's outputs are ``key`` and ``value``."""
+    schema = transform.args.get("schema")
+    names = [e.name for e in schema.expressions] if isinstance(schema, exp.Schema) else ["key", "value"]
+    script = exp.Anonymous(this="transform", expressions=[e.copy() for e in transform.expressions])
+    return exp.Aliases(this=script, expressions=[exp.to_identifier(n) for n in names])
 
 
 def _has_own_name(projection: exp.Expr, dialect: str) -> bool:

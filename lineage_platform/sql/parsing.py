@@ -22,6 +22,14 @@ _BULK_INSERT = re.compile(r"^\s*BULK\s+INSERT\s+(?P<table>[\w\[\]`\".#]+)\s+FROM
 """T-SQL's ``BULK INSERT t FROM 'file'``: a file loaded into a table, as Hive's LOAD DATA."""
 _REPLACE_INTO = re.compile(r"^(\s*)REPLACE(\s+(?:LOW_PRIORITY\s+|DELAYED\s+)?INTO\b)", re.I)
 """MySQL's ``REPLACE INTO t …`` (an INSERT that first deletes clashing rows), which sqlglot keeps as text."""
+_DML_TOP = re.compile(r"^(\s*(?:DELETE|UPDATE|INSERT)\s+)(TOP\s*\([^)]*\)(?:\s+PERCENT)?)", re.I)
+"""T-SQL's ``DELETE / UPDATE / INSERT TOP (n) [PERCENT] …`` (a row cap, no lineage), which sqlglot misreads."""
+_DEEP_CLONE = re.compile(r"\b(DEEP)(\s+CLONE\b)", re.I)
+"""Delta's ``CREATE TABLE x DEEP CLONE y``: parsed like ``SHALLOW CLONE`` (both copy y's data into x)."""
+_UNLOAD = re.compile(
+    r"^\s*UNLOAD\s*\(\s*'(?P<query>(?:[^']|'')*)'\s*\)\s*TO\s*'(?P<path>[^']*)'", re.I | re.S
+)
+"""Redshift's ``UNLOAD ('SELECT …') TO 's3://…' …``: the quoted query exported to the path."""
 _HIVE_COMMANDS = {
     "EXPORT": re.compile(rf"^\s*EXPORT\s+TABLE\s+{_TABLE_NAME}\s+TO\s+{_PATH}", re.I | re.S),
     "IMPORT": re.compile(
@@ -47,7 +55,8 @@ class StatementParseError(SqlError):
 def parse_statement(text: str, dialect: str) -> exp.Expr:
     """Parse one statement; Hive ``EXPORT``/``IMPORT`` become a ``Command`` holding (table, path),
     ``ALTER TABLE t EXCHANGE PARTITION (…) WITH TABLE s`` one named ``EXCHANGE`` holding (t, s), T-SQL
-    ``BULK INSERT t FROM 'file'`` a ``LoadData`` like Hive's ``LOAD DATA INPATH``.
+    ``BULK INSERT t FROM 'file'`` a ``LoadData`` like Hive's ``LOAD DATA INPATH``, Redshift ``UNLOAD ('query') TO
+    'path'`` an ``Export`` like BigQuery's ``EXPORT DATA``.
 
     ``SET`` statements are not parsed (Hive's ``SET a.b=c`` is not SQL): they become an empty ``Set``.
 
@@ -60,6 +69,11 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
     command = _hive_command(text, dialect)
     if command is not None:
         return command
+    unload = _UNLOAD.match(text)
+    if unload is not None:
+        query = _parse(unload.group("query").replace("''", "'"), dialect)
+        uri = exp.Property(this=exp.var("uri"), value=exp.Literal.string(unload.group("path")))
+        return exp.Export(this=query, options=exp.Properties(expressions=[uri]))
     bulk = _BULK_INSERT.match(text)
     if bulk is not None:
         table = exp.to_table(bulk.group("table"), dialect=dialect)
@@ -67,8 +81,24 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
     # blanked, not removed, so positions in the text stay valid for error reports and predicate values
     text = _PARTITION_IF_NOT_EXISTS.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     text = _DIRECTORY_USING.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
+    text = _DML_TOP.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
+    text = _DEEP_CLONE.sub(lambda m: " " * len(m.group(1)) + m.group(2), text)
     text = _REPLACE_INTO.sub(lambda m: m.group(1) + "INSERT " + m.group(2), text)  # same length
-    return _parse(text, dialect)
+    try:
+        return _parse(text, dialect)
+    except StatementParseError as error:
+        wider = _WIDER_DIALECT.get(dialect)
+        while wider is not None:  # the first dialect's error is the one reported
+            try:
+                return _parse(text, wider)
+            except StatementParseError:
+                wider = _WIDER_DIALECT.get(wider)
+        raise error
+
+
+_WIDER_DIALECT = {"hive": "spark", "spark2": "spark", "spark": "databricks", "presto": "trino"}
+"""A dialect whose parser accepts the first one's SQL and more: a job log tagged ``spark`` may hold
+Databricks syntax (``payload:a.b``), one tagged ``hive`` Spark syntax."""
 
 
 @functools.lru_cache(maxsize=1024)

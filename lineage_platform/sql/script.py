@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from sqlglot import exp
+
+from lineage_platform.sql.parsing import StatementParseError, parse_statement
 
 _VARIABLE = re.compile(r"\$\{(?:(hivevar|hiveconf|system|env|define):)?([A-Za-z_][\w.\-]*)\}")
 _QUOTED_OR_SPACE = re.compile(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`)|\s+")
 _NAME_WITH_VARIABLE = re.compile(r"(?:\w|\$\{[^}\s]*\})*\$\{[^}\s]*\}(?:\w|\$\{[^}\s]*\})*")
 _BEFORE_TABLE_NAME = re.compile(r"\b(?:FROM|JOIN|TABLE|INTO|UPDATE|VIEW|EXISTS|USE|USING)\s+$", re.I)
+_GO = re.compile(r"^[ \t]*GO(?:[ \t]+\d+)?[ \t]*$", re.I | re.M)
+"""T-SQL's batch separator: a line holding only ``GO`` (optionally a repeat count)."""
+_STATEMENT_START = re.compile(
+    r"\n[ \t]*(?=(?:INSERT|UPDATE|DELETE|MERGE|SELECT|WITH|CREATE|DROP|ALTER|TRUNCATE|EXEC|EXECUTE|DECLARE|USE)\b)",
+    re.I,
+)
+"""A line that may begin a new statement (T-SQL scripts often end statements without a semicolon)."""
 _COMMENT_OR_QUOTED = re.compile(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`)|--[^\n]*|/\*.*?\*/", re.S)
 
 
@@ -22,12 +34,20 @@ class ScriptStatement:
     column: int
 
 
-def split_statements(script: str) -> list[ScriptStatement]:
+def split_statements(script: str, dialect: str | None = None) -> list[ScriptStatement]:
     """Split a script on top-level semicolons, skipping quotes and comments; empty statements are dropped.
+
+    T-SQL (``dialect="tsql"``) also ends statements at ``GO`` batch separators and where a statement is written
+    without a semicolon (``SELECT … INTO #t FROM s`` on one line, ``INSERT …`` on the next): a piece that does not
+    parse is cut before a line starting a new statement, where the text before parses on its own.
 
     >>> [s.text for s in split_statements("USE db; -- a; comment\\nSELECT ';' FROM t;")]
     ['USE db', "-- a; comment\\nSELECT ';' FROM t"]
+    >>> [s.text for s in split_statements("DELETE FROM t\\nINSERT INTO t SELECT a FROM s\\nGO", "tsql")]
+    ['DELETE FROM t', 'INSERT INTO t SELECT a FROM s']
     """
+    if dialect == "tsql":
+        script = _GO.sub(lambda m: ";" + " " * (len(m.group()) - 1), script)  # same length: positions hold
     statements: list[ScriptStatement] = []
     start = 0
     i = 0
@@ -50,7 +70,51 @@ def split_statements(script: str) -> list[ScriptStatement]:
             start = i + 1
         i += 1
     _append(statements, script, start, n)
+    if dialect == "tsql":
+        return [piece for statement in statements for piece in _split_unterminated(statement, dialect)]
     return statements
+
+
+def _split_unterminated(statement: ScriptStatement, dialect: str) -> list[ScriptStatement]:
+    """``statement`` cut into the statements it holds without semicolons, or itself when it parses or no cut
+    leaves every piece parseable."""
+    text = statement.text
+    cuts = [m.end() for m in _STATEMENT_START.finditer(text)]
+    if not cuts or _parses(text, dialect):
+        return [statement]
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for cut in cuts:
+        if _parses(text[start:cut], dialect):
+            spans.append((start, cut))
+            start = cut
+    if not spans or not _parses(text[start:], dialect):
+        return [statement]
+    spans.append((start, len(text)))
+    pieces = []
+    for begin, end in spans:
+        raw = text[begin:end]
+        offset = begin + len(raw) - len(raw.lstrip())
+        newline = text.rfind("\n", 0, offset)
+        line = statement.line + text.count("\n", 0, offset)
+        column = offset - newline if newline >= 0 else statement.column + offset
+        pieces.append(ScriptStatement(raw.strip(), line, column))
+    return pieces
+
+
+def clear_cache() -> None:
+    """Forget which statement texts were found to parse (see :func:`split_statements`)."""
+    _parses.cache_clear()
+
+
+@functools.lru_cache(maxsize=4096)  # a job log repeats its statements: decide each once
+def _parses(text: str, dialect: str) -> bool:
+    """Whether ``text`` is one complete statement (an INSERT needs its rows: ``INSERT INTO t (a)`` is a head)."""
+    try:
+        statement = parse_statement(text, dialect)
+    except StatementParseError:
+        return False
+    return not (isinstance(statement, exp.Insert) and statement.expression is None)
 
 
 def _skip_quoted(script: str, i: int) -> int:

@@ -8,7 +8,7 @@ from sqlglot import exp
 
 from lineage_platform.model import ColumnEdge
 from lineage_platform.sql.analysis import QueryUnit, StatementAnalysis
-from lineage_platform.sql.flow import Flow
+from lineage_platform.sql.flow import Flow, Usage
 from lineage_platform.sql.function_rules import FunctionRule, merge_rules
 from lineage_platform.sql.tracer import Tracer, leftmost_select, projections
 
@@ -27,7 +27,11 @@ def trace_columns(
     for unit in analysis.units:
         if unit.scope is not None:
             tracer = Tracer(
-                unit.scope, rules, lambda m, n: analysis.issue(m, node=n), analysis.session.columns_of
+                unit.scope,
+                rules,
+                lambda m, n: analysis.issue(m, node=n),
+                analysis.session.columns_of,
+                frozenset(analysis.session.variables),
             )
             _trace_unit(analysis, unit, tracer)
     return analysis
@@ -53,6 +57,10 @@ def _trace_unit(analysis: StatementAnalysis, unit: QueryUnit, tracer: Tracer) ->
     for position, name in enumerate(names[: len(selects)]):
         for flow in tracer.output_at(root, position):
             analysis.edges.append(_edge(flow, f"{target}.{name}"))
+    for key in unit.conflict_keys:  # ON CONFLICT (k): the value written to k decides insert vs update
+        if key in names[: len(selects)]:
+            for flow in tracer.output_at(root, names.index(key)):
+                analysis.edges.append(_edge(flow.through(Usage().weak("JOIN")), target))
     for scope in root.traverse():
         for flow in tracer.clause_flows(scope):
             analysis.edges.append(_edge(flow, target))

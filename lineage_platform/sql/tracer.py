@@ -6,12 +6,13 @@ scopes' sources (tables, derived tables, CTEs, LATERAL VIEWs) and the enclosing 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
-from lineage_platform.sql.flow import Flow, Usage
+from lineage_platform.sql.flow import Flow, Usage, join_key_paths
 from lineage_platform.sql.function_rules import FunctionRule, function_arguments, function_name
 
 ROW_CLAUSES: tuple[tuple[str, str], ...] = (
@@ -35,16 +36,40 @@ _JSON_TUPLE = "json_tuple"
 
 IssueReporter = Callable[[str, exp.Expr], None]
 _FILTER = Usage("weak", "FILTER")
-HIVE_VIRTUAL_COLUMNS = frozenset(
+PSEUDO_COLUMNS = frozenset(
     {
+        # Hive virtual columns
         "grouping__id",
         "input__file__name",
         "block__offset__inside__file",
         "row__offset__inside__block",
         "row__id",
+        # BigQuery partition and wildcard-table pseudo-columns
+        "_partitiontime",
+        "_partitiondate",
+        "_table_suffix",
+        "_file_name",
+        # Oracle
+        "rownum",
+        "rowid",
+        "ora_rowscn",
+        # Postgres system columns
+        "ctid",
+        "xmin",
+        "xmax",
+        # Snowflake staged-file and stream metadata
+        "metadata$filename",
+        "metadata$file_row_number",
+        "metadata$file_content_key",
+        "metadata$file_last_modified",
+        "metadata$start_scan_time",
+        "metadata$action",
+        "metadata$isupdate",
+        "metadata$row_id",
     }
 )
-"""Hive's virtual columns: computed by the engine, never stored in a table."""
+"""Pseudo-columns an engine computes for every row (virtual, partition, row-id, file metadata columns): an
+unqualified one is never a stored column, so it carries no lineage and is not reported."""
 PLAIN = Usage()
 """A value used as it is (strong, IDENTITY)."""
 
@@ -65,9 +90,17 @@ def table_name(table: exp.Table) -> str:
 
 
 def file_path(table: exp.Table) -> str | None:
-    """The path of a Spark file source (``parquet.`/dir```, ``delta.`s3://b/t```), else None."""
+    """The path of a file source, else None: Spark ``parquet.`/dir```, ``delta.`s3://b/t```; DuckDB / Databricks
+    reader functions (``read_parquet('s3://b/*.parquet')``, ``read_csv_auto('x.csv')``, ``read_files(…)``)
+    and DuckDB's quoted path ``FROM 's3://b/x.parquet'``."""
     if table.db.lower() in FILE_FORMATS and not table.catalog and ("/" in table.name or ":" in table.name):
         return table.name
+    reader = table.this
+    if isinstance(reader, exp.Func) and _READERS.match(function_name(reader)):
+        first = next(iter(function_arguments(reader)), None)
+        return first.name if isinstance(first, exp.Literal) and first.is_string else None
+    if isinstance(reader, exp.Identifier) and reader.quoted and "/" in reader.name:  # qualify may add a db
+        return reader.name
     return None
 
 
@@ -80,10 +113,14 @@ class Tracer:
         rules: Mapping[str, FunctionRule],
         report: IssueReporter,
         known_columns: Callable[[str], tuple[str, ...] | None] = lambda table: None,
+        variables: frozenset[str] = frozenset(),
     ) -> None:
         self.rules = rules
         self.report = report
         self.known_columns = known_columns
+        self.variables = (
+            variables  # script variables (BigQuery DECLARE x): a name no source has is one of them
+        )
         self._scopes: dict[int, Scope] = {id(s.expression): s for s in root.traverse()}
         self._outputs: dict[tuple[int, int], list[Flow]] = {}
 
@@ -127,6 +164,8 @@ class Tracer:
                 if isinstance(expression, exp.Except)
                 else scope.set_operation_scopes
             )
+            if expression.args.get("by_name"):  # UNION [ALL] BY NAME / CORRESPONDING: branches match by name
+                return [f for child in children for f in self._output_by_name(child, expression, position)]
             return [f for child in children for f in self.output_at(child, position)]
         if isinstance(expression, exp.Lateral):
             inner = self._lateral_query(scope)
@@ -144,6 +183,15 @@ class Tracer:
                 return self.flows(scope, selects[position])
         return []
 
+    def _output_by_name(self, branch: Scope, operation: exp.SetOperation, position: int) -> list[Flow]:
+        """Flows of the ``branch`` output named like the ``position``-th output of the by-name ``operation``
+        (named by its first branch); a branch without that column contributes nothing (NULL)."""
+        names = [n.lower() for n in leftmost_select(operation).named_selects]
+        branch_names = [n.lower() for n in leftmost_select(branch.expression).named_selects]
+        if position >= len(names) or names[position] not in branch_names:
+            return []
+        return self.output_at(branch, branch_names.index(names[position]))
+
     def _lateral_query(self, scope: Scope) -> Scope | None:
         """The subquery scope of ``LATERAL (SELECT …)`` / T-SQL ``CROSS APPLY (SELECT …)``, else None."""
         lateral = scope.expression
@@ -158,6 +206,7 @@ class Tracer:
         its name column no value; other columns pass through from the pivoted source."""
         source = pivot.parent.alias_or_name if pivot.parent is not None else ""
         fields = [f for f in pivot.args.get("fields") or [] if isinstance(f, exp.In)]
+        name = self._pivot_column(scope, pivot, name)
         if pivot.args.get("unpivot"):
             if name in (e.name.lower() for e in pivot.expressions):
                 columns = [
@@ -176,11 +225,58 @@ class Tracer:
             return found + [flow for f in fields for flow in self.flows(scope, f.this, weak)]
         return self._resolve(scope, exp.column(name, table=source))
 
+    def _pivot_column(self, scope: Scope, pivot: exp.Pivot, name: str) -> str:
+        """The pivot's own name for output ``name`` when an alias column list renames its outputs
+        (``PIVOT (…) AS p (k, a, b)``): the last names are the pivoted columns, the first the grouped ones."""
+        alias = pivot.args.get("alias")
+        renamed = [c.name.lower() for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
+        if name not in renamed or pivot.args.get("unpivot"):
+            return name
+        generated = [c.name.lower() for c in pivot.args.get("columns") or []]
+        position = renamed.index(name) - (len(renamed) - len(generated))
+        if position >= 0:
+            return generated[position]
+        grouped = self._pivot_grouped(scope, pivot)
+        return grouped[renamed.index(name)] if renamed.index(name) < len(grouped) else name
+
+    def _pivot_grouped(self, scope: Scope, pivot: exp.Pivot) -> list[str]:
+        """The source columns a PIVOT groups by implicitly: all but the aggregated and the FOR columns."""
+        source = scope.sources.get(pivot.parent.alias_or_name) if pivot.parent is not None else None
+        if isinstance(source, exp.Table):
+            names = list(self.known_columns(table_name(source)) or ())
+        elif isinstance(source, Scope):
+            names = [n.lower() for n in leftmost_select(source.expression).named_selects]
+        else:
+            return []
+        used = {c.name.lower() for a in pivot.expressions for c in a.find_all(exp.Column)}
+        used |= {f.this.name.lower() for f in pivot.args.get("fields") or [] if isinstance(f, exp.In)}
+        return [n for n in names if n not in used]
+
+    def _table_function_column(self, scope: Scope, function: exp.Func, name: str) -> list[Flow]:
+        """Column ``name`` of a table function in FROM: ``JSON_TABLE(doc, '$.items[*]' COLUMNS (c … PATH
+        '$.c'))`` reads ``doc`` at ``$.items[*].c`` (a ``FOR ORDINALITY`` column at ``$.items[*]``); other
+        functions read every argument."""
+        if isinstance(function, exp.JSONTable):
+            schema = function.args.get("schema")
+            columns = schema.expressions if isinstance(schema, exp.JSONSchema) else []
+            column = next((c for c in columns if c.name.lower() == name), None)
+            row_path = function.args.get("path")
+            path = column.args.get("path") if column is not None else None
+            ordinal = column is not None and column.args.get("ordinality")  # a row's position: from the rows
+            key = join_key_paths(
+                row_path.name if isinstance(row_path, exp.Literal) else None,
+                None if ordinal else path.name if isinstance(path, exp.Literal) else f"$.{name}",
+            )
+            return self.flows(scope, function.this, Usage().keyed(key) if key else Usage().transformed())
+        usage = Usage().transformed()
+        return [f for argument in function_arguments(function) for f in self.flows(scope, argument, usage)]
+
     def _udtf_column(self, scope: Scope, udtf: exp.Expr, name: str) -> list[Flow]:
-        """Column ``name`` of a table function by name: every argument, transformed; FLATTEN's ``seq``,
-        ``key``, ``path`` and ``index`` describe positions and carry no value."""
+        """Column ``name`` of a table function by name: every argument, transformed (FLATTEN's ``key``, ``path``
+        and ``index`` too: where an element sits comes from the input, as posexplode's position does); FLATTEN's
+        ``seq`` numbers the input rows and carries no value."""
         function = udtf.this
-        if name in FLATTEN_COLUMNS[:4] and function_name(function) in ("explode", "flatten"):
+        if name == FLATTEN_COLUMNS[0] and function_name(function) in ("explode", "flatten"):
             return []
         arguments = function_arguments(function) if isinstance(function, exp.Func) else [function]
         return [f for argument in arguments for f in self.flows(scope, argument, Usage().transformed())]
@@ -201,13 +297,13 @@ class Tracer:
 
     def _unnest_output(self, scope: Scope, unnest: exp.Unnest, position: int) -> list[Flow]:
         """``UNNEST(a, b) AS x(ea, eb)``: one array per column; ``UNNEST(m) AS x(k, v)`` (a map or rows): every
-        column from the one argument. ``WITH OFFSET`` / ``ORDINALITY`` columns carry no value."""
+        column from the one argument. A ``WITH OFFSET`` / ``ORDINALITY`` column comes from every array (a
+        position within them, like posexplode's)."""
         arrays = unnest.expressions
         names = _udtf_names(unnest)
         offset = unnest.args.get("offset")
-        if isinstance(offset, exp.Expr) and names and position == len(names) - 1 and offset.name:
-            return []
-        if len(arrays) > 1:
+        at_offset = isinstance(offset, exp.Expr) and bool(names) and position == len(names) - 1
+        if len(arrays) > 1 and not at_offset:
             arrays = arrays[position : position + 1]
         usage = Usage().transformed()
         return [f for array in arrays for f in self.flows(scope, array, usage)]
@@ -218,6 +314,20 @@ class Tracer:
         if isinstance(node, exp.Column):
             return [flow.through(usage) for flow in self._resolve(scope, node)]
         if isinstance(node, (exp.Alias, exp.Paren)):
+            return self.flows(scope, node.this, usage)
+        if isinstance(node, exp.TableColumn):
+            return self._whole_row(scope, node, usage.transformed())
+        if isinstance(node, exp.Filter):  # agg(x) FILTER (WHERE c): c only decides which rows x is taken from
+            return self.flows(scope, node.this, usage) + self.flows(
+                scope, node.expression, usage.weak("CONDITIONAL")
+            )
+        if isinstance(node, exp.WithinGroup):
+            return self._within_group(scope, node, usage)
+        if isinstance(node, exp.Order) and node.this is not None:  # array_agg(x ORDER BY y): y orders x
+            return self.flows(scope, node.this, usage) + [
+                f for o in node.expressions for f in self.flows(scope, o, usage.weak("SORT"))
+            ]
+        if isinstance(node, exp.Limit) and node.this is not None:  # BigQuery ARRAY_AGG(x ORDER BY y LIMIT n)
             return self.flows(scope, node.this, usage)
         if isinstance(node, _NO_VALUE):
             return []
@@ -243,6 +353,34 @@ class Tracer:
             return self._function(scope, node, usage)
         return self._operands(scope, node, usage.transformed())
 
+    def _within_group(self, scope: Scope, node: exp.WithinGroup, usage: Usage) -> list[Flow]:
+        """``percentile_cont(0.5) WITHIN GROUP (ORDER BY x)``: x is the aggregated value; when the function
+        has values of its own (``listagg(a) WITHIN GROUP (ORDER BY b)``), b only orders them (weak SORT)."""
+        found = self.flows(scope, node.this, usage)
+        order = usage.weak("SORT") if found else usage.transformed(aggregate=True)
+        return found + self.flows(scope, node.expression, order)
+
+    def _whole_row(self, scope: Scope, node: exp.TableColumn, usage: Usage) -> list[Flow]:
+        """A table alias used as a value (BigQuery ``TO_JSON_STRING(t)``, Postgres ``row_to_json(t)``): the
+        row holds every column of that source."""
+        current: Scope | None = scope
+        while current is not None:
+            source = current.sources.get(node.name)
+            if isinstance(source, exp.Table):
+                columns = self.known_columns(table_name(source))
+                if columns is None:
+                    self.report(
+                        f"the whole row of {node.name.lower()!r} needs its columns; pass --schema", node
+                    )
+                    return []
+                return [Flow(f"{table_name(source)}.{c}").through(usage) for c in columns]
+            if source is not None:
+                width = len(leftmost_select(source.expression).named_selects)
+                return [f.through(usage) for p in range(width) for f in self.output_at(source, p)]
+            current = current.parent
+        self.report(f"{node.name.lower()!r} is neither a column nor a table alias here", node)
+        return []
+
     def _operands(self, scope: Scope, node: exp.Expr, usage: Usage) -> list[Flow]:
         """Flows under an operator (``+``, ``AND``, ``=``, …); operator chains are walked without recursion."""
         found: list[Flow] = []
@@ -267,6 +405,11 @@ class Tracer:
             clause = expression.args.get(key)
             if clause is not None:
                 found.extend(self.flows(scope, clause, Usage().weak(transform)))  # type: ignore[arg-type]
+        for pivot in scope.pivots if isinstance(expression, exp.Select) else ():
+            if not pivot.args.get("unpivot"):  # the columns a PIVOT keeps are grouped by, implicitly
+                source = pivot.parent.alias_or_name if pivot.parent is not None else ""
+                for name in self._pivot_grouped(scope, pivot):
+                    found.extend(self.flows(scope, exp.column(name, table=source), Usage().weak("GROUP_BY")))
         for join in expression.args.get("joins") or []:
             for key in ("on", "using"):
                 condition = join.args.get(key)
@@ -285,6 +428,12 @@ class Tracer:
         while current is not None:
             source = current.sources.get(table)
             if source is not None:
+                if (
+                    isinstance(source, exp.Table)
+                    and isinstance(source.this, exp.Func)
+                    and not file_path(source)
+                ):
+                    return self._table_function_column(current, source.this, name)
                 if isinstance(source, exp.Table):
                     return [Flow(f"{table_name(source)}.{name}")]
                 return self.output_named(source, name, column)
@@ -303,14 +452,12 @@ class Tracer:
         if isinstance(expression, exp.SetOperation):
             return self.output_named(scope, name, column)
         if isinstance(expression, exp.Select):
-            projection = next(
-                (p for p in expression.selects if isinstance(p, exp.Alias) and p.alias.lower() == name), None
-            )
+            projection = next((p for p in expression.selects if name in _alias_names(p)), None)
             if projection is not None and not isinstance(
                 column.find_ancestor(*_ALIAS_CLAUSES, exp.Select), exp.Select
             ):
                 return self.flows(scope, projection.this)
-        if name in HIVE_VIRTUAL_COLUMNS:
+        if name in PSEUDO_COLUMNS:
             return []
         return self._from_the_only_source(scope, name, column)
 
@@ -332,6 +479,8 @@ class Tracer:
             if candidates or not current.is_subquery:
                 break
             current = current.parent
+        if name in self.variables:
+            return []  # a script variable: a value known before the query runs, no column lineage
         self.report(f"column {name!r} is ambiguous or unknown; add a table qualifier or pass --schema", node)
         return []
 
@@ -427,9 +576,21 @@ def _selected(scope: Scope) -> dict[str, exp.Table | Scope]:
     }
 
 
+_READERS = re.compile(r"^(?:read_\w+|\w+_scan|read_files)$")
+"""Table functions whose first argument is the path of the files they read."""
 _UDTFS = (exp.Lateral, exp.Unnest, exp.TableFromRows)
 FLATTEN_COLUMNS = ("seq", "key", "path", "index", "value", "this")
-"""Snowflake FLATTEN's output columns: the first four locate an element, ``value`` / ``this`` hold data."""
+"""Snowflake FLATTEN's output columns: ``seq`` numbers input rows, ``key`` / ``path`` / ``index`` locate an element,
+``value`` / ``this`` hold it."""
+
+
+def _alias_names(projection: exp.Expr) -> list[str]:
+    """The names a projection gives its output(s): ``x AS a`` -> ``a``, ``f(x) AS (a, b)`` -> ``a``, ``b``."""
+    if isinstance(projection, exp.Alias):
+        return [projection.alias.lower()]
+    if isinstance(projection, exp.Aliases):
+        return [e.name.lower() for e in projection.expressions]
+    return []
 
 
 def _names_part(name: str, part: str) -> bool:

@@ -414,3 +414,47 @@ def test_statements_without_data_give_no_lineage_and_no_error(dialect: str, sql:
 def test_names_find_the_lower_case_catalog_whatever_their_case_or_quoting(dialect: str, sql: str) -> None:
     [record] = extract_lineage(sql, dialect=dialect, schema={"ds": {"orders": {"id": "int", "amt": "int"}}})
     assert _strong(record) == {("ds.orders.id", "ds.o.id"), ("ds.orders.amt", "ds.o.amt")}
+
+
+def test_postgres_search_path_sets_the_schema_of_later_unqualified_names() -> None:
+    script = 'SET search_path TO "$user", ods, public; INSERT INTO dw.o SELECT id FROM orders'
+    setting, insert = extract_lineage(script, schema=SCHEMA, dialect="postgres", default_db="public")
+    assert setting.operation == "SET"
+    assert [d.name for d in insert.inputs] == ["ods.orders"]
+    assert _strong(insert) == {("ods.orders.id", "dw.o.id")}
+
+
+def test_spark_statement_in_databricks_syntax_is_parsed_by_the_wider_dialect() -> None:
+    record = extract_lineage(
+        "INSERT INTO dw.o SELECT id, raw:user.tier AS tier FROM ods.ev", dialect="spark"
+    )[0]
+    assert not record.errors
+    assert _strong(record) == {("ods.ev.id", "dw.o.id"), ("ods.ev.raw", "dw.o.tier")}
+    broken = extract_lineage("SELECT FROM WHERE", dialect="hive")[0]
+    assert [e.kind for e in broken.errors] == ["parse"]
+
+
+def test_tsql_script_without_semicolons_and_with_go_is_split_into_its_statements() -> None:
+    script = (
+        "SELECT id, amt INTO #recent FROM ods.orders WHERE dt > '2024-01-01'\n"
+        "INSERT INTO dw.o (id, amt)\n"
+        "SELECT id, amt FROM #recent\n"
+        "GO\n"
+        "DELETE FROM dw.o WHERE amt < 0 garbage here\n"
+    )
+    records = extract_lineage(script, schema=SCHEMA, dialect="tsql")
+    assert [r.operation for r in records[:2]] == ["CREATE_AS_SELECT", "INSERT"]
+    assert _strong(records[0]) == {
+        ("ods.orders.id", "default.recent.id"),
+        ("ods.orders.amt", "default.recent.amt"),
+    }
+    assert _strong(records[1]) == {("default.recent.id", "dw.o.id"), ("default.recent.amt", "dw.o.amt")}
+    assert [(e.kind, e.line) for e in records[2].errors] == [("parse", 5)]
+
+
+def test_bigquery_declared_variable_is_no_column_but_a_real_column_wins() -> None:
+    script = "DECLARE cutoff, id INT64 DEFAULT 10; INSERT INTO dw.o SELECT id, amt FROM ods.orders WHERE amt > cutoff"
+    declare, insert = extract_lineage(script, schema=SCHEMA, dialect="bigquery")
+    assert declare.operation == "SET" and not insert.errors
+    assert _strong(insert) == {("ods.orders.id", "dw.o.id"), ("ods.orders.amt", "dw.o.amt")}
+    assert _weak(insert) == {("ods.orders.amt", "dw.o")}

@@ -29,6 +29,7 @@ RENDERERS = {
         [" ".join([a.operation, *(u.target.name for u in a.units)])]
         + [f"{d.kind} {d.name}" for d in a.inputs + a.outputs]
     ),
+    "mark_recursive_ctes": _queries,
     "expand_views": _queries,
     "eliminate_unused_ctes": _queries,
     "name_outputs": _queries,
