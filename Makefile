@@ -4,7 +4,10 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: setup system-deps demo test test-fast lint format bench conformance clean
+UI_FRONTEND = lineage_platform/ui/frontend
+UI_VENDOR   = lineage_platform/ui/static/vendor
+
+.PHONY: setup ui-assets system-deps demo test test-fast lint format bench conformance clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +15,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-setup: $(STAMP)
+setup: $(STAMP) ui-assets
+
+# `lineage ui` and `trace --format html` front-end: npm packages pinned in package-lock.json, copied into the Python
+# package (offline, no CDN). The vendor folder is built, never committed.
+ui-assets: $(UI_VENDOR)/elk.bundled.js
+
+$(UI_VENDOR)/elk.bundled.js: $(UI_FRONTEND)/package-lock.json
+	cd $(UI_FRONTEND) && npm ci --no-audit --no-fund --loglevel=error
+	mkdir -p $(UI_VENDOR)
+	cp $(UI_FRONTEND)/node_modules/elkjs/lib/elk.bundled.js $(UI_FRONTEND)/node_modules/elkjs/LICENSE.md $(UI_VENDOR)/
 
 # Debian packages the tests use: chromium (screenshots of HTML lineage) and graphviz (SVG output).
 system-deps:
