@@ -208,8 +208,10 @@ def node_details(g: GraphTraversalSource, name: str, column: str | None = None) 
     kind, qualified = vertex[T.label], vertex["qualifiedName"]
     if kind == "process":
         processes = [qualified]
-    elif kind == "column":
-        processes = g.V(vertex[T.id]).in_e("flowsTo").values("process").dedup().to_list()
+    elif kind == "column":  # the processes its lineage names, else (constants, count(1)) its table's writers
+        processes = g.V(vertex[T.id]).in_e("flowsTo").values("process").dedup().to_list() or (
+            g.V(vertex[T.id]).in_("hasColumn").in_("generated").values("qualifiedName").dedup().to_list()
+        )
     else:
         processes = g.V(vertex[T.id]).in_("generated").values("qualifiedName").dedup().to_list()
     column = qualified.rsplit(".", 1)[1] if kind == "column" else column

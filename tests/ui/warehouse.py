@@ -23,7 +23,8 @@ def write_demo_warehouse(g: GraphTraversalSource, tables: int = 40, seed: int = 
     warehouse = build_warehouse(tables, seed)
     catalog = warehouse.catalog()
     writer = LineageWriter(g)
-    sql = {job.name: job.template.replace(BIZDATE, FIRST_DAY.isoformat()) for job in warehouse.jobs}
+    # as the scheduler submits them: the business date a Hive variable, so TTL advice sees the read windows
+    sql = {job.name: job.template.replace(BIZDATE, "${bizdate}") for job in warehouse.jobs}
     for day in range(2):  # the same statements run on two days: one process each, two runs
         bizdate = (FIRST_DAY + timedelta(days=day)).isoformat()
         for job in warehouse.jobs:
@@ -41,3 +42,11 @@ def write_demo_warehouse(g: GraphTraversalSource, tables: int = 40, seed: int = 
     declare(g, [d for d in sample_declarations(catalog) if d.name in known], declared_by="demo")
     propagate(g)
     return catalog
+
+
+if __name__ == "__main__":  # python -m tests.ui.warehouse STORE: write the warehouse into an embedded store
+    import sys
+
+    from lineage_platform.graph import connect
+
+    write_demo_warehouse(connect(f"embedded:{sys.argv[1]}"))

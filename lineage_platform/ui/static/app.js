@@ -49,6 +49,7 @@ async function route() {
 }
 
 async function showLineage(name, focus) {
+  document.body.dataset.ready = "false";
   const started = performance.now();
   status(`loading ${name}…`);
   try {
@@ -69,6 +70,7 @@ async function showLineage(name, focus) {
 
 async function expand(card) {
   const dir = card.depth > 0 ? "up" : card.depth < 0 ? "down" : $("#dir").value;
+  document.body.dataset.ready = "false";
   status(`expanding ${card.name}…`);
   try {
     const view = await api(`expand/${encodeURIComponent(card.name)}`, { dir, level: $("#level").value });
@@ -78,6 +80,7 @@ async function expand(card) {
   } catch (error) {
     status(error.message);
   }
+  document.body.dataset.ready = "true";
 }
 
 async function focusColumn(name, withPanel) {
@@ -107,6 +110,7 @@ async function openEdge(edge) {
 }
 
 async function showImpact(name) {
+  document.body.dataset.ready = "false";
   status(`impact of ${name}…`);
   try {
     const report = await api(`impact/${encodeURIComponent(name)}`);
