@@ -2,9 +2,8 @@
 (:func:`~lineage_platform.trace.trace`, :func:`~lineage_platform.impact.impact`, label ``explain``, TTL ``advise``,
 resource blocks); this module only reads card contents (columns, labels, runs) and shapes the results.
 
-A lineage view is ``{root, direction, level, cards, edges, processes, notes}``: a card is a dataset (table, file,
-topic) with its columns as rows; an edge joins two cards (table level) or two column rows (column level), and
-names its process, strength and transform.
+A lineage view is :func:`lineage_platform.render.view.lineage_view`'s model, with each card's columns and labels
+read from the graph.
 """
 
 from __future__ import annotations
@@ -24,8 +23,10 @@ from lineage_platform.errors import LineageError
 from lineage_platform.impact import impact as run_impact
 from lineage_platform.labels import explain
 from lineage_platform.labels.store import read_taggings
+from lineage_platform.render.view import card_of
+from lineage_platform.render.view import lineage_view as view_of
 from lineage_platform.security.resource_blocks import extract_resource_blocks
-from lineage_platform.trace import DATASET_LABELS, LineageGraph, Node, resolve, trace
+from lineage_platform.trace import DATASET_LABELS, LineageGraph, resolve, trace
 from lineage_platform.ttl import advise
 
 SEARCH_LABELS = (*DATASET_LABELS, "column")
@@ -89,80 +90,22 @@ def lineage_view(
     traced = trace(
         g,
         name,
-        direction=direction,
+        direction=direction,  # type: ignore[arg-type]
         depth=depth,
-        level=level,
+        level=level,  # type: ignore[arg-type]
         fanout=fanout,
-        limit=limit,  # type: ignore[arg-type]
+        limit=limit,
     )
-    return _view(g, traced)
+    return view_of(traced, _contents(g, traced))
 
 
-def _table_of(node: Node) -> str:
-    """The dataset a column belongs to (``db.table`` of ``db.table.col``)."""
-    return node.qualified_name.rsplit(".", 1)[0]
-
-
-def _view(g: GraphTraversalSource, traced: LineageGraph) -> dict[str, Any]:
-    nodes = traced.nodes
-    column_level = traced.level == "column"
-    datasets: dict[str, dict[str, Any]] = {}
-    traced_columns: dict[str, list[str]] = defaultdict(list)  # card -> traced column names (column level)
-    for node in nodes.values():
-        if node.label == "column":
-            card = _table_of(node)
-            traced_columns[card].append(node.qualified_name.rsplit(".", 1)[1])
-            depth = node.depth
-        else:
-            card, depth = node.qualified_name, node.depth
-        entry = datasets.setdefault(card, {"depth": depth, "more_inputs": False, "more_outputs": False})
-        entry["depth"] = depth if abs(depth) < abs(entry["depth"]) else entry["depth"]
-        entry["more_inputs"] |= node.more_inputs
-        entry["more_outputs"] |= node.more_outputs
-    cards = _cards(g, datasets, traced_columns if column_level else None)
-    root = nodes[traced.root]
-    edges = [
-        {
-            "source": nodes[e.source].qualified_name,
-            "target": nodes[e.target].qualified_name,
-            "process": e.process,
-            "operation": (traced.processes[e.process].operation if e.process in traced.processes else None),
-            "strength": e.strength,
-            "transform": e.transform,
-        }
-        for e in traced.edges
-    ]
-    return {
-        "root": root.qualified_name,
-        "root_card": _table_of(root) if root.label == "column" else root.qualified_name,
-        "direction": traced.direction,
-        "level": traced.level,
-        "cards": cards,
-        "edges": _dedup(edges),
-        "notes": traced.notes,
-    }
-
-
-def _dedup(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    seen, kept = set(), []
-    for edge in edges:
-        key = (edge["source"], edge["target"], edge["process"], edge["strength"], edge["transform"])
-        if key not in seen:
-            seen.add(key)
-            kept.append(edge)
-    return kept
-
-
-def _cards(
-    g: GraphTraversalSource, datasets: dict[str, dict[str, Any]], traced_columns: dict[str, list[str]] | None
-) -> list[dict[str, Any]]:
-    """One card per dataset: kind, layer, labels and columns (with their labels), in one round trip for the
-    contents and one for the labels."""
-    if not datasets:
-        return []
+def _contents(g: GraphTraversalSource, traced: LineageGraph) -> dict[str, dict[str, Any]]:
+    """Each card's kind, labels and columns with their labels, in one round trip for the datasets and their
+    columns and one for the labels."""
+    names = {card_of(node) for node in traced.nodes.values()}
     rows = (
         g.V()
-        .has("qualifiedName", P.within(*datasets))
+        .has("qualifiedName", P.within(*names))
         .has_label(P.within(*DATASET_LABELS))
         .project("id", "kind", "name", "columns")
         .by(T.id)
@@ -172,32 +115,17 @@ def _cards(
         .to_list()
     )
     ids = [row["id"] for row in rows] + [c["id"] for row in rows for c in row["columns"]]
-    labels: dict[Any, list[str]] = defaultdict(list)
+    labels: dict[Any, set[str]] = defaultdict(set)
     for _, tagging in read_taggings(g, vertices=ids) if ids else []:
-        labels[tagging.vertex].append(str(tagging.label))
-    cards = []
-    for row in rows:
-        entry = datasets[row["name"]]
-        shown = set(traced_columns.get(row["name"], ())) if traced_columns is not None else None
-        columns = [
-            {"name": c["name"], "labels": sorted(set(labels[c["id"]]))}
-            for c in row["columns"]
-            if shown is None or c["name"] in shown
-        ]
-        name = row["name"]
-        cards.append(
-            {
-                "name": name,
-                "kind": row["kind"],
-                "layer": name.split(".", 1)[0] if row["kind"] == "table" else row["kind"],
-                "labels": sorted(set(labels[row["id"]])),
-                "columns": columns,
-                "depth": entry["depth"],
-                "more_inputs": entry["more_inputs"],
-                "more_outputs": entry["more_outputs"],
-            }
-        )
-    return sorted(cards, key=lambda c: (c["depth"], c["name"]))
+        labels[tagging.vertex].add(str(tagging.label))
+    return {
+        row["name"]: {
+            "kind": row["kind"],
+            "labels": sorted(labels[row["id"]]),
+            "columns": [{"name": c["name"], "labels": sorted(labels[c["id"]])} for c in row["columns"]],
+        }
+        for row in rows
+    }
 
 
 def node_details(g: GraphTraversalSource, name: str, column: str | None = None) -> dict[str, Any]:

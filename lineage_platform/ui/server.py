@@ -14,7 +14,6 @@ import functools
 import signal
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -23,22 +22,11 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource
 
 from lineage_platform.errors import ConfigError, GraphError, LineageError
 from lineage_platform.ui import api
+from lineage_platform.ui.assets import STATIC, check_assets
 
-STATIC = Path(str(resources.files("lineage_platform.ui") / "static"))
-VENDOR_FILES = ("vendor/elk.bundled.js",)
-BUILD_HINT = "build the front-end bundle once: make ui-assets (needs npm), or make setup"
 MAX_DEPTH = 50
 _GRAPH: web.AppKey[GraphTraversalSource] = web.AppKey("graph", GraphTraversalSource)
 _POOL: web.AppKey[ThreadPoolExecutor] = web.AppKey("pool", ThreadPoolExecutor)
-
-
-def check_assets(static: Path = STATIC) -> None:
-    """Raise a ConfigError saying how to build the bundle when a vendored front-end file is missing."""
-    missing = [name for name in VENDOR_FILES if not (static / name).is_file()]
-    if missing:
-        raise ConfigError(
-            f"the lineage UI front-end bundle is missing ({', '.join(missing)})", hint=BUILD_HINT
-        )
 
 
 def create_app(g: GraphTraversalSource, static: Path = STATIC) -> web.Application:

@@ -15,7 +15,8 @@ from click.testing import CliRunner
 from lineage_platform.cli import cli
 from lineage_platform.errors import ConfigError
 from lineage_platform.ui.api import expression_span
-from lineage_platform.ui.server import check_assets, create_app
+from lineage_platform.ui.assets import check_assets
+from lineage_platform.ui.server import create_app
 
 ROOT = "ads.ads_app_overview_cn_1d"
 

@@ -1,9 +1,10 @@
 // The explorer page: search with type-ahead, the lineage canvas, the side panel, the impact view and deep links
 // (/lineage/NAME?dir=up&depth=3&level=column&column=c, /impact/NAME). Data comes from the JSON API, or, in the
-// offline page `trace --format html` writes, from the view embedded in the page (window.LINEAGE_VIEW).
+// offline page `trace --format html` writes, from the view and processes embedded in the page (window.LINEAGE_VIEW,
+// window.LINEAGE_PROCESSES). Its modules are imported as "lineage/…", which the page's import map resolves.
 
-import { LineageCanvas, TRANSFORM_COLORS } from "./canvas.js";
-import { renderDetails, renderEdge, renderImpact } from "./panel.js";
+import { LineageCanvas, TRANSFORM_COLORS } from "lineage/canvas.js";
+import { renderDetails, renderEdge, renderImpact } from "lineage/panel.js";
 
 const offline = window.LINEAGE_VIEW !== undefined;
 const $ = (selector) => document.querySelector(selector);
@@ -27,7 +28,7 @@ const canvas = new LineageCanvas($("#canvas"), {
   onEdge: (edge) => openEdge(edge),
   onExpand: (card) => expand(card),
   onLayout: (ms) => { window.lineageLastLayoutMs = ms; },
-});
+}, offline ? null : "/static/vendor/elk-worker.min.js");
 
 function controls() {
   return { dir: $("#dir").value, depth: $("#depth").value, level: $("#level").value };
@@ -105,7 +106,9 @@ async function openPanel(name) {
 
 async function openEdge(edge) {
   const column = edge.targetColumn || null;
-  const details = offline ? null : await api(`node/${encodeURIComponent(edge.process)}`, { column });
+  const details = offline
+    ? window.LINEAGE_PROCESSES[edge.process]
+    : await api(`node/${encodeURIComponent(edge.process)}`, { column });
   renderEdge($("#panel"), edge, details);
 }
 
@@ -185,6 +188,7 @@ async function start() {
   $("#zoom-out").addEventListener("click", () => canvas.zoomAt(300, 200, 0.8));
   if (offline) {
     document.body.classList.add("offline");
+    $("#panel").textContent = "Click an edge for its process (SQL, latest runs), a column to focus its path.";
     await canvas.show(window.LINEAGE_VIEW);
     legend();
     status(`${window.LINEAGE_VIEW.root}: ${window.LINEAGE_VIEW.cards.length} datasets (offline picture)`);

@@ -14,6 +14,7 @@ export const TRANSFORM_COLORS = {
   GROUP_BY: "#ef6c00", FILTER: "#5d4037", SORT: "#00838f", WINDOW: "#283593", CONDITIONAL: "#c62828",
 };
 const TABLE_EDGE = "#607d8b";
+const BIG = 300;  // cards from which the layout takes its faster settings
 
 const measurer = document.createElement("canvas").getContext("2d");
 function textWidth(text, font = FONT) {
@@ -48,7 +49,8 @@ function splitEnd(name, cards) {
 }
 
 export class LineageCanvas {
-  constructor(svg, handlers = {}) {
+  // `workerUrl` (elk-worker.min.js) runs the layout off the page's thread; without it ELK runs in the page.
+  constructor(svg, handlers = {}, workerUrl = null) {
     this.svg = svg;
     this.handlers = handlers;  // onCard(card), onColumn(card, column), onEdge(edge), onExpand(card), onLayout(ms)
     this.cards = new Map();  // name -> card
@@ -56,7 +58,7 @@ export class LineageCanvas {
     this.addedBy = new Map();  // card name -> the card whose expansion added it
     this.focus = null;
     this.transform = { x: 20, y: 20, k: 1 };
-    this.elk = new ELK();
+    this.elk = workerUrl ? new ELK({ workerUrl, workerFactory: (url) => new Worker(url) }) : new ELK();
     el("defs", {}, svg).innerHTML =
       `<marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">` +
       `<path d="M0,0 L10,5 L0,10 z" fill="context-stroke"/></marker>`;
@@ -136,9 +138,15 @@ export class LineageCanvas {
     return HEADER + (card.labels.length ? BADGE_ROW : 0) + index * ROW + ROW / 2;
   }
 
-  // Lay out every card with ELK and redraw.
+  // Lay out every card with ELK and redraw. Column rows with column edges become fixed ports on the card's sides,
+  // so those edges end at their rows; big pictures trade some crossing reduction for speed.
   async layout() {
     const started = performance.now();
+    const linked = new Set();
+    for (const edge of this.edges.values()) {
+      if (edge.sourceColumn) linked.add(edge.source);
+      if (edge.targetColumn) linked.add(edge.target);
+    }
     const children = [];
     for (const card of this.cards.values()) {
       const size = this._size(card);
@@ -146,6 +154,7 @@ export class LineageCanvas {
       card.height = size.height;
       const ports = [];
       card.columns.forEach((column, index) => {
+        if (!linked.has(`${card.name}.${column.name}`)) return;
         const y = this._rowY(card, index);
         ports.push({ id: `${card.name}.${column.name}#in`, x: -1, y, width: 1, height: 1,
           layoutOptions: { "elk.port.side": "WEST" } });
@@ -162,15 +171,18 @@ export class LineageCanvas {
       const target = edge.targetColumn ? `${edge.target}#in` : edge.targetCard;
       edges.push({ id: edge.key, sources: [source], targets: [target] });
     }
+    const big = children.length > BIG;
     const graph = await this.elk.layout({
       id: "root",
       layoutOptions: {
         "elk.algorithm": "layered",
         "elk.direction": "RIGHT",
-        "elk.edgeRouting": "SPLINES",
+        "elk.edgeRouting": big ? "POLYLINE" : "SPLINES",
         "elk.layered.spacing.nodeNodeBetweenLayers": "90",
         "elk.spacing.nodeNode": "28",
-        "elk.layered.nodePlacement.strategy": "NETWORK_SIMPLEX",
+        "elk.layered.nodePlacement.strategy": big ? "BRANDES_KOEPF" : "NETWORK_SIMPLEX",
+        "elk.layered.thoroughness": big ? "1" : "7",
+        "elk.layered.crossingMinimization.greedySwitch.type": big ? "OFF" : "TWO_SIDED",
         "elk.separateConnectedComponents": "true",
       },
       children,
