@@ -177,3 +177,20 @@ def test_impact_view_groups_by_layer_and_downloads_csv(ui_url: str, page) -> Non
     text = Path(download.value.path()).read_text()
     assert text.startswith("layer,hops,kind,qualified_name") and "etl_dws" in text
     page.screenshot(path=str(IMAGES / "ui-impact.png"))
+
+
+def test_the_trace_html_file_is_the_same_front_end_offline(demo_graph, page, tmp_path: Path) -> None:
+    from lineage_platform.trace import trace
+
+    picture = tmp_path / "trace.html"
+    picture.write_text(trace(demo_graph, f"{ROOT}.active_users", direction="up").to_html())
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.goto(picture.as_uri())
+    _ready(page)
+    assert _layout_is_clean(page) == 5  # the root and the two dwd and two ods tables its users come from
+    assert page.locator(f'.column[data-column="{ROOT}.active_users"]').count() == 1
+    page.locator(f'.edge[data-target="{ROOT}.active_users"]').first.dispatch_event("click")
+    assert "count(DISTINCT user_id)" in page.locator("#panel pre.sql").inner_text()
+    assert page.locator("#panel tbody tr").count() == 2  # the process's runs, from the file
+    assert [url for url in requested if not url.startswith(("file:", "data:"))] == []  # nothing from a network
