@@ -20,7 +20,7 @@ from typing import Any
 from aiohttp import web
 from gremlin_python.process.graph_traversal import GraphTraversalSource
 
-from lineage_platform.errors import ConfigError, GraphError, LineageError
+from lineage_platform.errors import ConfigError, GraphError, LineageError, as_lineage_error
 from lineage_platform.ui import api
 from lineage_platform.ui.assets import STATIC, check_assets
 
@@ -55,13 +55,21 @@ async def _shutdown_pool(app: web.Application) -> None:
 
 @web.middleware
 async def _errors(request: web.Request, handler: Callable) -> web.StreamResponse:
-    """Platform errors become one JSON line with a hint; unknown names answer 404."""
+    """Failures become one JSON error with a hint, never a traceback: an unknown name answers 404, a bad parameter
+    400, a busy or unreachable graph 503, anything else 500."""
     try:
         return await handler(request)
-    except GraphError as exc:
-        return web.json_response({"error": exc.message, "hint": exc.hint}, status=404)
-    except LineageError as exc:
-        return web.json_response({"error": exc.message, "hint": exc.hint}, status=400)
+    except web.HTTPException:
+        raise
+    except Exception as exc:
+        error = as_lineage_error(exc)
+        if error is not exc or (isinstance(error, GraphError) and type(error) is not GraphError):
+            status = 503 if error.transient else 500  # the environment, the graph engine, or a bug
+        elif type(error) is GraphError:
+            status = 404  # resolve(): no such table or column
+        else:
+            status = 400  # a platform error about the request
+        return web.json_response({"error": error.message, "hint": error.hint}, status=status)
 
 
 async def _page(index: Path, request: web.Request) -> web.FileResponse:
@@ -155,8 +163,10 @@ async def start(g: GraphTraversalSource, host: str, port: int) -> tuple[web.AppR
 
 
 def serve(g: GraphTraversalSource, host: str, port: int, announce: Callable[[str], None]) -> None:
-    """Serve until SIGTERM or Ctrl-C; ``announce`` gets the base URL once the port is open."""
+    """Serve until SIGTERM or Ctrl-C; ``announce`` gets the base URL once the port is open. The graph must answer
+    first (an unreachable server fails here, in one line, not in the browser)."""
     check_assets()
+    g.V().limit(1).count().next()
 
     async def main() -> None:
         runner, url = await start(g, host, port)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,7 @@ from lineage_platform.errors import ConfigError
 from lineage_platform.ui.api import expression_span
 from lineage_platform.ui.assets import check_assets
 from lineage_platform.ui.server import create_app
+from tests.conftest import REPO
 
 ROOT = "ads.ads_app_overview_cn_1d"
 
@@ -158,3 +162,13 @@ def test_a_missing_bundle_says_how_to_build_it(tmp_path: Path) -> None:
 def test_cli_refuses_a_bad_port_in_one_line() -> None:
     result = CliRunner().invoke(cli, ["ui", "--port", "70000"])
     assert result.exit_code == 2 and "70000" in result.output
+
+
+def test_an_unreachable_graph_stops_lineage_ui_with_one_line() -> None:
+    lineage = str(Path(sys.executable).parent / "lineage")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [lineage, "ui", "--graph", "ws://127.0.0.1:1/gremlin", "--port", "0"]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("Error: cannot reach the graph server at ws://127.0.0.1:1/gremlin")
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -121,11 +121,10 @@ def test_search_open_expand_focus_and_side_panel(ui_url: str, page) -> None:
     leaf.locator(".card-collapse").click()
     page.wait_for_function(f"document.querySelectorAll('#canvas .card').length === {shown}")
 
-    page.select_option("#level", "column")  # the same root at column level, then focus one column
+    page.locator(f'.column[data-column="{ROOT}.active_users"]').click()  # opens its column lineage, focused
     _ready(page)
     _layout_is_clean(page)
-    page.locator(f'.column[data-column="{ROOT}.active_users"]').click()
-    page.wait_for_selector("#panel .panel-title")
+    assert page.input_value("#level") == "column"
     assert page.locator("#panel .panel-title").inner_text() == f"{ROOT}.active_users"
     assert page.locator("#panel pre.sql mark").inner_text() == "active_users"
     assert page.locator("#panel tbody tr").count() >= 2  # its process ran twice, newest first
@@ -157,6 +156,9 @@ def test_a_deep_link_opens_the_same_picture(ui_url: str, page) -> None:
     assert page.locator("#panel .panel-title").inner_text() == f"{ROOT}.events"
     assert page.locator(f'.column.on-path[data-column="{ROOT}.events"]').count() == 1
     _layout_is_clean(page)
+    page.select_option("#level", "table")  # a control changes the URL and the picture
+    _ready(page)
+    assert "level=table" in page.url and page.locator(".column.on-path").count() == 0
 
 
 def test_a_deep_trace_both_ways_has_no_overlaps(ui_url: str, page) -> None:
@@ -193,4 +195,6 @@ def test_the_trace_html_file_is_the_same_front_end_offline(demo_graph, page, tmp
     page.locator(f'.edge[data-target="{ROOT}.active_users"]').first.dispatch_event("click")
     assert "count(DISTINCT user_id)" in page.locator("#panel pre.sql").inner_text()
     assert page.locator("#panel tbody tr").count() == 2  # the process's runs, from the file
-    assert [url for url in requested if not url.startswith(("file:", "data:"))] == []  # nothing from a network
+    assert [
+        url for url in requested if not url.startswith(("file:", "data:"))
+    ] == []  # nothing from a network

@@ -24,7 +24,7 @@ const api = (path, params = {}) => {
 
 const canvas = new LineageCanvas($("#canvas"), {
   onCard: (card) => openPanel(card.name),
-  onColumn: (card, column) => focusColumn(`${card.name}.${column.name}`, true),
+  onColumn: (card, column) => openColumn(card, column),
   onEdge: (edge) => openEdge(edge),
   onExpand: (card) => expand(card),
   onLayout: (ms) => { window.lineageLastLayoutMs = ms; },
@@ -82,6 +82,13 @@ async function expand(card) {
     status(error.message);
   }
   document.body.dataset.ready = "true";
+}
+
+// A column row clicked: focus its path; at table level (no column edges drawn) open its column lineage first.
+function openColumn(card, column) {
+  if (offline || canvas.level === "column") return focusColumn(`${card.name}.${column.name}`, !offline);
+  const params = new URLSearchParams({ ...controls(), level: "column", column: column.name });
+  navigate(`/lineage/${encodeURIComponent(card.name)}?${params}`);
 }
 
 async function focusColumn(name, withPanel) {

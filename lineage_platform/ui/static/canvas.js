@@ -73,6 +73,7 @@ export class LineageCanvas {
     this.cards.clear();
     this.edges.clear();
     this.addedBy.clear();
+    this.focus = null;
     this.level = view.level;
     this.root = view.root_card;
     this._merge(view, null);
