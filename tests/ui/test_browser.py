@@ -168,6 +168,16 @@ def test_a_deep_trace_both_ways_has_no_overlaps(ui_url: str, page) -> None:
     page.screenshot(path=str(IMAGES / "ui-both-ways.png"))
 
 
+def test_pii_columns_carry_their_badge_at_column_level(ui_url: str, page) -> None:
+    page.goto(f"{ui_url}/lineage/dwd.dwd_user_toutiao_cn_di?dir=both&depth=6&level=column")
+    _ready(page)
+    _layout_is_clean(page)
+    phone = page.locator('.column[data-column="dwd.dwd_user_toutiao_cn_di.phone"] .column-badge')
+    assert phone.text_content() == "PII"  # propagated from the ODS column declared PII
+    assert page.locator('.column[data-column="ods.ods_user_toutiao_cn_di.phone"] .column-badge').count() == 1
+    page.screenshot(path=str(IMAGES / "ui-pii-columns.png"))
+
+
 def test_impact_view_groups_by_layer_and_downloads_csv(ui_url: str, page) -> None:
     name = "ods.ods_user_douyin_cn_di"
     page.goto(f"{ui_url}/impact/{name}")
