@@ -3,8 +3,8 @@
 Pages: ``/`` (search), ``/lineage/{name}?dir=up|down|both&depth=N&level=table|column&column=c`` and
 ``/impact/{name}`` all serve the same page, which reads its URL (deep links). API (see docs/features/ui.md):
 ``/api/search?q=``, ``/api/lineage/{name}``, ``/api/expand/{name}``, ``/api/node/{name}``,
-``/api/impact/{name}`` and ``/api/impact/{name}.csv``. Graph reads run on worker threads; errors answer
-``{"error": ..., "hint": ...}`` with status 400 (bad request) or 404 (unknown name).
+``/api/impact/{name}`` and ``/api/impact/{name}.csv``; a name may hold slashes (file datasets). Graph reads run
+on worker threads; errors answer ``{"error": ..., "hint": ...}`` (see :func:`_errors` for the status codes).
 """
 
 from __future__ import annotations
@@ -36,13 +36,13 @@ def create_app(g: GraphTraversalSource, static: Path = STATIC) -> web.Applicatio
     app[_POOL] = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lineage-ui")
     page = functools.partial(_page, static / "index.html")
     app.router.add_get("/", page)
-    app.router.add_get("/lineage/{name}", page)
-    app.router.add_get("/impact/{name}", page)
+    app.router.add_get("/lineage/{name:.+}", page)
+    app.router.add_get("/impact/{name:.+}", page)
     app.router.add_get("/api/search", _search)
-    app.router.add_get("/api/lineage/{name}", _lineage)
-    app.router.add_get("/api/expand/{name}", _expand)
-    app.router.add_get("/api/node/{name}", _node)
-    app.router.add_get("/api/impact/{name}", _impact)
+    app.router.add_get("/api/lineage/{name:.+}", _lineage)
+    app.router.add_get("/api/expand/{name:.+}", _expand)
+    app.router.add_get("/api/node/{name:.+}", _node)
+    app.router.add_get("/api/impact/{name:.+}", _impact)
     app.router.add_get("/favicon.ico", _no_icon)
     app.router.add_static("/static/", static)
     app.on_cleanup.append(_shutdown_pool)
@@ -109,24 +109,21 @@ async def _search(request: web.Request) -> web.Response:
 
 
 async def _lineage(request: web.Request) -> web.Response:
-    view = await _call(
-        request,
-        api.lineage_view,
-        request.match_info["name"],
-        direction=_choice(request, "dir", ("up", "down", "both"), "both"),
-        depth=_depth(request, 2),
-        level=_choice(request, "level", ("table", "column"), None),
-    )
-    return web.json_response(view)
+    return await _view(request, _depth(request, 2))
 
 
 async def _expand(request: web.Request) -> web.Response:
+    return await _view(request, 1)
+
+
+async def _view(request: web.Request, depth: int) -> web.Response:
+    """The lineage view of the requested name, ``depth`` hops in the requested direction and level."""
     view = await _call(
         request,
         api.lineage_view,
         request.match_info["name"],
         direction=_choice(request, "dir", ("up", "down", "both"), "both"),
-        depth=1,
+        depth=depth,
         level=_choice(request, "level", ("table", "column"), None),
     )
     return web.json_response(view)

@@ -172,3 +172,13 @@ def test_an_unreachable_graph_stops_lineage_ui_with_one_line() -> None:
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.startswith("Error: cannot reach the graph server at ws://127.0.0.1:1/gremlin")
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_file_dataset_with_slashes_in_its_name_opens_and_expands(demo_graph) -> None:
+    [(_, view)] = _get(demo_graph, "/api/lineage/ods.ods_user_douyin_cn_di?dir=up&depth=1")
+    [raw] = [card["name"] for card in view["cards"] if card["kind"] == "file"]
+    assert raw.startswith("/data/raw/")
+    quoted = raw.replace("/", "%2F")
+    [(status, expanded), (page, _)] = _get(demo_graph, f"/api/expand/{quoted}?dir=down", f"/lineage/{quoted}")
+    assert status == 200 and page == 200
+    assert "ods.ods_user_douyin_cn_di" in {card["name"] for card in expanded["cards"]}
