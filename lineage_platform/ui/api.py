@@ -29,7 +29,6 @@ from lineage_platform.security.resource_blocks import extract_resource_blocks
 from lineage_platform.trace import DATASET_LABELS, LineageGraph, resolve, trace
 from lineage_platform.ttl import advise
 
-SEARCH_LABELS = (*DATASET_LABELS, "column")
 RUNS_SHOWN = 20
 
 
@@ -41,19 +40,21 @@ def search(g: GraphTraversalSource, fragment: str, limit: int = 20) -> list[dict
     text = fragment.strip().lower()
     if not text:
         return []
-    vertices = (
-        g.V()
-        .has("qualifiedName", TextP.containing(text))
-        .has_label(P.within(*SEARCH_LABELS))
-        .project("kind", "name")
-        .by(T.label)
-        .by(__.values("qualifiedName"))
-        .limit(limit)
-        .to_list()
-    )
-    hits = sorted(
-        ({**v, "open": v["name"]} for v in vertices), key=lambda h: (h["kind"] == "column", h["name"])
-    )
+    hits: list[dict[str, str]] = []
+    for labels in (DATASET_LABELS, ("column",)):  # datasets first, then columns, each sorted by name
+        if len(hits) >= limit:
+            break
+        names = (
+            g.V()
+            .has("qualifiedName", TextP.containing(text))
+            .has_label(P.within(*labels))
+            .project("kind", "name")
+            .by(T.label)
+            .by(__.values("qualifiedName"))
+            .limit(limit - len(hits))
+            .to_list()
+        )
+        hits += sorted(({**v, "open": v["name"]} for v in names), key=lambda h: h["name"])
     for key in ("job", "user"):
         if len(hits) >= limit:
             break
