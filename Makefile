@@ -38,7 +38,7 @@ system-deps:
 demo: setup
 	$(BIN)/lineage demo
 
-test: setup system-deps
+test: system-deps setup  # system-deps first: setup builds the UI bundle with npm
 	$(BIN)/pytest -q
 
 test-fast: setup
