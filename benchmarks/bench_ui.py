@@ -7,6 +7,7 @@ chromium (Playwright) opens a deep link to the trace of its last table. Figures:
 - first picture: page open -> cards drawn (the page sets data-ready), and the parts of it measured in the page:
   the lineage API call and ELK's layout + SVG drawing; the ratio is first picture / API call (the front end's cost
   on top of the trace it shows).
+- responsiveness: the longest task the page's main thread ran meanwhile (ELK itself runs in a Web Worker).
 - expand: GET /api/expand/{card} over HTTP (one hop), median and p95 of 20, against the full trace's API call.
 
     .venv/bin/python benchmarks/bench_ui.py               # both sizes, about a minute
@@ -15,6 +16,7 @@ chromium (Playwright) opens a deep link to the trace of its last table. Figures:
 from __future__ import annotations
 
 import asyncio
+import json
 import statistics
 import sys
 import threading
@@ -34,6 +36,10 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
 COLUMNS = ("id", "amount", "note")
+# the page's longest main-thread task (the browser's Long Tasks API): how long the page can stop answering input
+LONG_TASKS = """window.longestTaskMs = 0;
+new PerformanceObserver((list) => { for (const task of list.getEntries())
+  window.longestTaskMs = Math.max(window.longestTaskMs, task.duration); }).observe({ type: "longtask", buffered: true });"""
 
 
 def write_layers(g, prefix: str, layers: int, width: int) -> str:
@@ -80,15 +86,24 @@ def serve_in_background(g) -> str:
 def first_picture(browser, url: str) -> dict[str, float]:
     """Open the deep link in a fresh page; wall time until the cards are drawn, and the in-page figures."""
     context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    context.add_init_script(LONG_TASKS)
     page = context.new_page()
     started = time.perf_counter()
     page.goto(url)
     page.wait_for_selector("body[data-ready=true]", timeout=600_000)
     wall = time.perf_counter() - started
     cards = page.locator("#canvas .card").count()
-    in_page = page.evaluate("[window.lineageFirstPictureMs, window.lineageLastLayoutMs]")
+    in_page = page.evaluate(
+        "[window.lineageFirstPictureMs, window.lineageLastLayoutMs, window.longestTaskMs]"
+    )
     context.close()
-    return {"wall": wall, "cards": cards, "page_ms": in_page[0], "layout_ms": in_page[1]}
+    return {
+        "wall": wall,
+        "cards": cards,
+        "page_ms": in_page[0],
+        "layout_ms": in_page[1],
+        "longest_ms": in_page[2],
+    }
 
 
 def api_seconds(url: str, repeats: int) -> list[float]:
@@ -125,10 +140,13 @@ def main() -> None:
             print(
                 f"time to first picture, {label} ({picture['cards']} cards drawn): {picture['wall']:.2f} s "
                 f"(lineage API {api:.2f} s, ELK layout + drawing {picture['layout_ms'] / 1000:.2f} s); "
-                f"ratio picture/API {picture['wall'] / api:.1f}x"
+                f"ratio picture/API {picture['wall'] / api:.1f}x; longest main-thread task "
+                f"{picture['longest_ms'] / 1000:.2f} s"
             )
         browser.close()
     leaf = "big.l10_5"
+    with urllib.request.urlopen(f"{base}/api/expand/{leaf}?dir=up&level=table") as response:
+        assert len(json.load(response)["cards"]) == 3, "one hop up is the card and the two tables it reads"
     expand = sorted(api_seconds(f"{base}/api/expand/{leaf}?dir=up&level=table", 20))
     full = statistics.median(api_seconds(f"{base}/api/lineage/{roots['~2,000 cards']}?dir=up&depth=50", 3))
     print(

@@ -186,7 +186,11 @@ function typeAhead() {
       }));
     }, 150);
   });
-  input.addEventListener("keydown", (event) => { if (event.key === "Enter" && hits.length) open(hits[0]); });
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && hits.length) open(hits[0]);
+    if (event.key === "Escape") list.replaceChildren();
+  });
+  input.addEventListener("blur", () => setTimeout(() => list.replaceChildren(), 200));  // after a hit's click
 }
 
 async function start() {

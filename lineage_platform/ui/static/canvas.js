@@ -15,6 +15,7 @@ export const TRANSFORM_COLORS = {
 };
 const TABLE_EDGE = "#607d8b";
 const BIG = 300;  // cards from which the layout takes its faster settings
+const DRAW_SLICE = 250;  // cards (and edges) drawn per task
 
 const measurer = document.createElement("canvas").getContext("2d");
 function textWidth(text, font = FONT) {
@@ -191,23 +192,25 @@ export class LineageCanvas {
     });
     for (const node of graph.children) Object.assign(this.cards.get(node.id), { x: node.x, y: node.y });
     this.routes = new Map(graph.edges.map((e) => [e.id, e.sections || []]));
-    this.draw();
+    await this.draw();
     if (this.handlers.onLayout) this.handlers.onLayout(performance.now() - started);
   }
 
-  draw() {
+  // Draw the laid-out cards and edges, a slice at a time so that the page keeps answering input meanwhile.
+  async draw() {
     this.edgeLayer.replaceChildren();
     this.cardLayer.replaceChildren();
-    const fragment = document.createDocumentFragment();
-    for (const card of this.cards.values()) fragment.appendChild(this._card(card));
-    this.cardLayer.appendChild(fragment);
-    const edges = document.createDocumentFragment();
-    for (const edge of this.edges.values()) {
-      const sections = this.routes.get(edge.key);
-      if (!sections || !sections.length) continue;
-      edges.appendChild(this._edge(edge, sections));
+    const cards = [...this.cards.values()];
+    const edges = [...this.edges.values()].filter((edge) => this.routes.get(edge.key)?.length);
+    for (let start = 0; start < Math.max(cards.length, edges.length); start += DRAW_SLICE) {
+      if (start) await new Promise((resolve) => setTimeout(resolve, 0));
+      const cardSlice = document.createDocumentFragment();
+      for (const card of cards.slice(start, start + DRAW_SLICE)) cardSlice.appendChild(this._card(card));
+      this.cardLayer.appendChild(cardSlice);
+      const edgeSlice = document.createDocumentFragment();
+      for (const edge of edges.slice(start, start + DRAW_SLICE)) edgeSlice.appendChild(this._edge(edge, this.routes.get(edge.key)));
+      this.edgeLayer.appendChild(edgeSlice);
     }
-    this.edgeLayer.appendChild(edges);
     this._applyFocus();
   }
 
@@ -294,7 +297,7 @@ export class LineageCanvas {
           for (const edge of this.edges.values()) {
             const [from, to] = forward ? [edge.source, edge.target] : [edge.target, edge.source];
             if (from !== at) continue;
-            keys.add(edge.key);
+            keys.add(`${edge.source}|${edge.target}`);
             on.add(to);
             if (!seen.has(to)) { seen.add(to); queue.push(to); }
           }
@@ -303,8 +306,7 @@ export class LineageCanvas {
     }
     this.svg.classList.toggle("focused", Boolean(this.focus));
     for (const path of this.edgeLayer.children) {
-      const key = `${path.dataset.source}|${path.dataset.target}`;
-      path.classList.toggle("on-path", [...keys].some((k) => k.startsWith(key + "|")));
+      path.classList.toggle("on-path", keys.has(`${path.dataset.source}|${path.dataset.target}`));
     }
     for (const row of this.cardLayer.querySelectorAll(".column")) row.classList.toggle("on-path", on.has(row.dataset.column));
   }
