@@ -154,7 +154,10 @@ export class LineageCanvas {
       const size = this._size(card);
       card.width = size.width;
       card.height = size.height;
-      const ports = [];
+      const ports = [  // table edges meet the card at its header
+        { id: `${card.name}#in`, x: -1, y: HEADER / 2, width: 1, height: 1, layoutOptions: { "elk.port.side": "WEST" } },
+        { id: `${card.name}#out`, x: card.width, y: HEADER / 2, width: 1, height: 1, layoutOptions: { "elk.port.side": "EAST" } },
+      ];
       card.columns.forEach((column, index) => {
         if (!linked.has(`${card.name}.${column.name}`)) return;
         const y = this._rowY(card, index);
@@ -169,8 +172,8 @@ export class LineageCanvas {
     const edges = [];
     for (const edge of this.edges.values()) {
       if (!this.cards.has(edge.sourceCard) || !this.cards.has(edge.targetCard)) continue;
-      const source = edge.sourceColumn ? `${edge.source}#out` : edge.sourceCard;
-      const target = edge.targetColumn ? `${edge.target}#in` : edge.targetCard;
+      const source = `${edge.sourceColumn ? edge.source : edge.sourceCard}#out`;
+      const target = `${edge.targetColumn ? edge.target : edge.targetCard}#in`;
       edges.push({ id: edge.key, sources: [source], targets: [target] });
     }
     const big = children.length > BIG;
