@@ -4,7 +4,10 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: setup system-deps demo test test-fast lint format bench conformance clean
+UI_FRONTEND = lineage_platform/ui/frontend
+UI_VENDOR   = lineage_platform/ui/static/vendor
+
+.PHONY: setup ui-assets system-deps demo test test-fast lint format bench conformance clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,18 +15,30 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-setup: $(STAMP)
+setup: $(STAMP) ui-assets
 
-# Debian packages the tests use: chromium (screenshots of HTML lineage) and graphviz (SVG output).
+# `lineage ui` and `trace --format html` front-end: npm packages pinned in package-lock.json, copied into the Python
+# package (offline, no CDN). The vendor folder is built, never committed.
+ui-assets: $(UI_VENDOR)/.built
+
+$(UI_VENDOR)/.built: $(UI_FRONTEND)/package-lock.json
+	@command -v npm >/dev/null || { echo "npm is needed to build the lineage ui front end: apt-get install npm"; exit 1; }
+	cd $(UI_FRONTEND) && npm ci --no-audit --no-fund --loglevel=error
+	mkdir -p $(UI_VENDOR)
+	cd $(UI_FRONTEND)/node_modules/elkjs && cp lib/elk.bundled.js lib/elk-worker.min.js LICENSE.md $(CURDIR)/$(UI_VENDOR)/
+	touch $@
+
+# Debian packages the tests use: chromium (screenshots of HTML lineage, `lineage ui` browser tests, driven by
+# Playwright from the dev extras) and graphviz (SVG output); npm builds the UI's front-end bundle (ui-assets).
 system-deps:
-	@command -v chromium >/dev/null && command -v dot >/dev/null || \
-	  { if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium graphviz >/dev/null; \
-	    else echo "install chromium and graphviz (apt-get install chromium graphviz) for the picture tests"; fi; }
+	@command -v chromium >/dev/null && command -v dot >/dev/null && command -v npm >/dev/null || \
+	  { if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium graphviz npm >/dev/null; \
+	    else echo "install chromium, graphviz and npm (apt-get install chromium graphviz npm) for the picture tests"; fi; }
 
 demo: setup
 	$(BIN)/lineage demo
 
-test: setup system-deps
+test: system-deps setup  # system-deps first: setup builds the UI bundle with npm
 	$(BIN)/pytest -q
 
 test-fast: setup

@@ -136,6 +136,12 @@ def run_demo(
         f"graph: {graph_url}  |  try: lineage trace {traced} --both, lineage impact {traced}, "
         f"lineage gremlin --graph {graph_url}"
     )
+    console.print(
+        f"explore it in the browser: lineage ui --graph {graph_url}   then open "
+        f"http://127.0.0.1:8080/lineage/{traced}?dir=up&depth=3&level=column",
+        highlight=False,
+        soft_wrap=True,
+    )
     return DemoResult(work_dir, graph_url, traced, html)
 
 

@@ -40,8 +40,9 @@ def test_main_job_loads_traces_and_propagates(tmp_path: Path, spark) -> None:
     )
     assert any(name.startswith("ods.") for name in upstream)  # the trace reaches the ODS layer
     assert len(tagged_with(g, Label("PII"), origin="propagated")) > 0
-    assert result.html.read_text().count("vis.Network") == 1
+    assert result.html.read_text().count("window.LINEAGE_VIEW = offline.view") == 1
     assert "keep 31 days" in text  # a DWD table read by 30-partition jobs, plus the 1-day margin
+    assert text.rstrip().splitlines()[-1].startswith(f"explore it in the browser: lineage ui --graph {url}")
 
 
 def _stages_3_to_5(text: str, work_dir: Path, url: str) -> str:

@@ -33,6 +33,7 @@ GROUPS: dict[str, str] = {
     "perms": "perms_commands",
     "mask": "mask_commands",
     "orc": "orc_commands",
+    "ui": "ui_commands",
 }
 
 

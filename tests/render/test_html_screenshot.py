@@ -1,4 +1,5 @@
-"""The HTML picture renders in headless Chromium with its nodes visible, without any network."""
+"""The HTML picture (`lineage ui`'s front end, inlined) renders in headless Chromium with its cards visible, without
+any network."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from PIL import Image
 
 from lineage_platform.graph import connect
 from lineage_platform.graph.writer import LineageWriter
-from lineage_platform.render.html import COLORS
 from lineage_platform.sql import extract_lineage
 from lineage_platform.trace import trace
 
 PAPER = Path(__file__).parent.parent / "fixtures" / "dag_provenance_paper.sql"
+ROOT_BORDER, CARD_HEAD = "#f9a825", "#e3f2fd"  # lineage_platform/ui/static/style.css: .card.root, .card-head
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
@@ -65,6 +66,8 @@ def test_screenshot_shows_the_nodes(tmp_path: Path) -> None:
     )
     image = Image.open(shot)
     assert image.size == (1400, 900)
-    # the root (highlighted) and the table boxes are drawn: enough pixels of their fill colours
-    assert _pixels_near(image, _hex("#ffd54f")) > 500, "the highlighted root node is not visible"
-    assert _pixels_near(image, _hex(COLORS["table"])) > 2000, "the table nodes are not visible"
+    # the root (highlighted border) and the table cards are drawn: enough pixels of their colours
+    assert _pixels_near(image, _hex(ROOT_BORDER), tolerance=20) > 300, (
+        "the highlighted root card is not visible"
+    )
+    assert _pixels_near(image, _hex(CARD_HEAD), tolerance=4) > 2000, "the table cards are not visible"

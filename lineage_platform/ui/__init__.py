@@ -1,0 +1,1 @@
+"""The lineage explorer in the browser (`lineage ui`): JSON API, web server and the shared front end."""
