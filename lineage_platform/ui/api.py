@@ -20,13 +20,14 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
 from lineage_platform.errors import LineageError
+from lineage_platform.graph.vocabulary import LabelGroup
 from lineage_platform.impact import impact as run_impact
 from lineage_platform.labels import explain
 from lineage_platform.labels.store import read_taggings
 from lineage_platform.render.view import card_of
 from lineage_platform.render.view import lineage_view as view_of
 from lineage_platform.security.resource_blocks import extract_resource_blocks
-from lineage_platform.trace import DATASET_LABELS, LineageGraph, resolve, trace
+from lineage_platform.trace import LineageGraph, resolve, trace
 from lineage_platform.ttl import advise
 
 RUNS_SHOWN = 20
@@ -41,7 +42,7 @@ def search(g: GraphTraversalSource, fragment: str, limit: int = 20) -> list[dict
     if not text:
         return []
     hits: list[dict[str, str]] = []
-    for labels in (DATASET_LABELS, ("column",)):  # datasets first, then columns, each sorted by name
+    for labels in (LabelGroup.DATASET, ("column",)):  # datasets first, then columns, each sorted by name
         if len(hits) >= limit:
             break
         names = (
@@ -107,7 +108,7 @@ def _contents(g: GraphTraversalSource, traced: LineageGraph) -> dict[str, dict[s
     rows = (
         g.V()
         .has("qualifiedName", P.within(*names))
-        .has_label(P.within(*DATASET_LABELS))
+        .has_label(P.within(*LabelGroup.DATASET))
         .project("id", "kind", "name", "columns")
         .by(T.id)
         .by(T.label)

@@ -1,5 +1,6 @@
 """`lineage ui` on the demo warehouse, driven in Debian's headless chromium by Playwright: search -> open -> expand
--> focus a column -> side panel; deep links; impact. Screenshots go to docs/features/img/ (docs/features/ui.md)."""
+-> focus a column -> side panel; deep links; impact. Screenshots go to a temporary folder, or to docs/features/img/
+(docs/features/ui.md) when `make docs` sets LINEAGE_DOC_SCREENSHOTS, so a test run leaves the tree clean."""
 
 from __future__ import annotations
 
@@ -26,7 +27,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-IMAGES = REPO / "docs" / "features" / "img"
 ROOT = "ads.ads_app_overview_cn_1d"
 pytestmark = [
     pytest.mark.slow,
@@ -48,6 +48,13 @@ LAYOUT_PROBLEMS = """() => {
     || c.title.getBoundingClientRect().right > c.box.right).map((c) => c.name);
   return {count: cards.length, overlaps, badTitles};
 }"""
+
+
+@pytest.fixture(scope="module")
+def images(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the screenshots go: docs/features/img/ for `make docs`, else a temporary folder."""
+    chosen = os.environ.get("LINEAGE_DOC_SCREENSHOTS")
+    return Path(chosen) if chosen else tmp_path_factory.mktemp("screenshots")
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +108,7 @@ def _layout_is_clean(page) -> int:
     return problems["count"]
 
 
-def test_search_open_expand_focus_and_side_panel(ui_url: str, page) -> None:
+def test_search_open_expand_focus_and_side_panel(ui_url: str, page, images: Path) -> None:
     page.goto(ui_url + "/")
     page.fill("#search", "app_overview")
     page.wait_for_selector(".hit")
@@ -111,7 +118,7 @@ def test_search_open_expand_focus_and_side_panel(ui_url: str, page) -> None:
     shown = _layout_is_clean(page)
     assert page.locator(f'.card[data-name="{ROOT}"] .card-name').text_content() == ROOT
     assert page.locator(".card-head.layer-ods").count() > 0  # two hops up reach the ODS layer
-    page.screenshot(path=str(IMAGES / "ui-table-level.png"))
+    page.screenshot(path=str(images / "ui-table-level.png"))
 
     leaf = page.locator(".card", has=page.locator(".card-head.layer-ods")).first
     leaf.locator(".card-expand").click()  # one more hop upstream: the raw files it is loaded from
@@ -133,7 +140,7 @@ def test_search_open_expand_focus_and_side_panel(ui_url: str, page) -> None:
     on_path = page.locator(".edge.on-path")
     assert on_path.count() >= 2 and page.locator(".edge:not(.on-path)").count() > 0
     assert "column=active_users" in page.url
-    page.screenshot(path=str(IMAGES / "ui-column-focus.png"))
+    page.screenshot(path=str(images / "ui-column-focus.png"))
 
 
 def test_an_edge_shows_strength_transform_and_its_process(ui_url: str, page) -> None:
@@ -161,24 +168,24 @@ def test_a_deep_link_opens_the_same_picture(ui_url: str, page) -> None:
     assert "level=table" in page.url and page.locator(".column.on-path").count() == 0
 
 
-def test_a_deep_trace_both_ways_has_no_overlaps(ui_url: str, page) -> None:
+def test_a_deep_trace_both_ways_has_no_overlaps(ui_url: str, page, images: Path) -> None:
     page.goto(f"{ui_url}/lineage/dwd.dwd_event_toutiao_cn_di?dir=both&depth=6")
     _ready(page)
     assert _layout_is_clean(page) >= 8
-    page.screenshot(path=str(IMAGES / "ui-both-ways.png"))
+    page.screenshot(path=str(images / "ui-both-ways.png"))
 
 
-def test_pii_columns_carry_their_badge_at_column_level(ui_url: str, page) -> None:
+def test_pii_columns_carry_their_badge_at_column_level(ui_url: str, page, images: Path) -> None:
     page.goto(f"{ui_url}/lineage/dwd.dwd_user_toutiao_cn_di?dir=both&depth=6&level=column")
     _ready(page)
     _layout_is_clean(page)
     phone = page.locator('.column[data-column="dwd.dwd_user_toutiao_cn_di.phone"] .column-badge')
     assert phone.text_content() == "PII"  # propagated from the ODS column declared PII
     assert page.locator('.column[data-column="ods.ods_user_toutiao_cn_di.phone"] .column-badge').count() == 1
-    page.screenshot(path=str(IMAGES / "ui-pii-columns.png"))
+    page.screenshot(path=str(images / "ui-pii-columns.png"))
 
 
-def test_impact_view_groups_by_layer_and_downloads_csv(ui_url: str, page) -> None:
+def test_impact_view_groups_by_layer_and_downloads_csv(ui_url: str, page, images: Path) -> None:
     name = "ods.ods_user_douyin_cn_di"
     page.goto(f"{ui_url}/impact/{name}")
     _ready(page)
@@ -188,7 +195,7 @@ def test_impact_view_groups_by_layer_and_downloads_csv(ui_url: str, page) -> Non
         page.click("#impact a.csv")
     text = Path(download.value.path()).read_text()
     assert text.startswith("layer,hops,kind,qualified_name") and "etl_dws" in text
-    page.screenshot(path=str(IMAGES / "ui-impact.png"))
+    page.screenshot(path=str(images / "ui-impact.png"))
 
 
 def test_the_trace_html_file_is_the_same_front_end_offline(demo_graph, page, tmp_path: Path) -> None:
