@@ -12,6 +12,19 @@ dataset_option = p.option(
     "--dataset", default="netflow.flows", show_default=True, help="Qualified name of the NetFlow dataset."
 )
 
+cells_option = p.option(
+    "--cells",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Cells per time bucket (default: cells of ~131k records, at least 8, from the data rate).",
+)
+bucket_minutes_option = p.option(
+    "--bucket-minutes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Time bucket (default: the shortest divisor of a day holding 8 such cells).",
+)
+
 
 @click.group()
 def netflow() -> None:
@@ -69,18 +82,8 @@ def choose(query_log: Path, threshold: float, max_attributes: int) -> None:
     default=None,
     help="Choose the attributes from this query log instead.",
 )
-@p.option(
-    "--cells",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Cells per time bucket (default: cells of ~131k records, at least 8, from the data rate).",
-)
-@p.option(
-    "--bucket-minutes",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Time bucket (default: the shortest divisor of a day holding 8 such cells).",
-)
+@cells_option
+@bucket_minutes_option
 @p.option(
     "--engine",
     command="netflow ingest",
@@ -210,18 +213,8 @@ def retain(keep_from: str, dataset: str, graph_url: str | None) -> None:
 @netflow.command()
 @dataset_option
 @p.option("--attributes", required=True, help="New clustering attributes, comma-separated.")
-@p.option(
-    "--cells",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Cells per time bucket (default: cells of ~131k records, at least 8, from the data rate).",
-)
-@p.option(
-    "--bucket-minutes",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Time bucket (default: the shortest divisor of a day holding 8 such cells).",
-)
+@cells_option
+@bucket_minutes_option
 @p.graph_url
 def repartition(
     dataset: str, attributes: str, cells: int | None, bucket_minutes: int | None, graph_url: str | None

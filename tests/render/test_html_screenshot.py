@@ -3,7 +3,6 @@ any network."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -14,10 +13,10 @@ from lineage_platform.graph import connect
 from lineage_platform.graph.writer import LineageWriter
 from lineage_platform.sql import extract_lineage
 from lineage_platform.trace import trace
+from tests.chromium import CHROMIUM, HEADLESS_ARGS
 
 PAPER = Path(__file__).parent.parent / "fixtures" / "dag_provenance_paper.sql"
 ROOT_BORDER, CARD_HEAD = "#f9a825", "#e3f2fd"  # lineage_platform/ui/static/style.css: .card.root, .card-head
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def _hex(color: str) -> tuple[int, int, int]:
@@ -46,14 +45,7 @@ def test_screenshot_shows_the_nodes(tmp_path: Path) -> None:
     subprocess.run(
         [
             CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
+            *HEADLESS_ARGS,
             f"--user-data-dir={tmp_path / 'profile'}",
             "--window-size=1400,900",
             "--virtual-time-budget=5000",

@@ -14,23 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.chromium import CHROMIUM, HEADLESS_ARGS
 from tests.conftest import REPO
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ROOT = "ads.ads_app_overview_cn_1d"
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is absent (make system-deps)"),
+    pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is absent (make system-deps)"),
 ]
 
 # every pair of card rectangles that intersect, and every card whose title is not its name or spills out of it
@@ -80,7 +70,7 @@ def browser() -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=HEADLESS_ARGS)
         yield chromium
         chromium.close()
 
