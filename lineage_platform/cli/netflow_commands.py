@@ -25,6 +25,15 @@ bucket_minutes_option = p.option(
     help="Time bucket (default: the shortest divisor of a day holding 8 such cells).",
 )
 
+spark_master_option = p.option(
+    "--master",
+    "spark_master",
+    envvar="LINEAGE_SPARK_MASTER",
+    default="local[*]",
+    show_default=True,
+    help="Spark master (engine spark).",
+)
+
 
 @click.group()
 def netflow() -> None:
@@ -92,14 +101,7 @@ def choose(query_log: Path, threshold: float, max_attributes: int) -> None:
     show_default=True,
     help="arrow: pipelined single-machine path; spark: PySpark job (Parquet inputs).",
 )
-@p.option(
-    "--master",
-    "spark_master",
-    envvar="LINEAGE_SPARK_MASTER",
-    default="local[*]",
-    show_default=True,
-    help="Spark master (engine spark).",
-)
+@spark_master_option
 @p.option(
     "--rejects",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -160,14 +162,7 @@ def ingest(
     help="duckdb: DuckDB reads the candidate files; arrow: pyarrow reads exactly the indexed blocks; "
     "spark: Spark executors scan the candidate files, rows stream back to this process.",
 )
-@p.option(
-    "--master",
-    "spark_master",
-    envvar="LINEAGE_SPARK_MASTER",
-    default="local[*]",
-    show_default=True,
-    help="Spark master (engine spark).",
-)
+@spark_master_option
 @p.graph_url
 def query(
     sql: str, dataset: str, explain: bool, query_engine: str, spark_master: str, graph_url: str | None
