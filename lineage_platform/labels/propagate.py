@@ -250,7 +250,7 @@ def _round(
             if not (hop.propagate and process.propagate):
                 continue
             for label in sorted(state.get(source, {})):
-                carried = carry(label, rules.rule(label.key), hop, process)
+                carried = carry(label, rules.rule(label.key), hop, process, names.get(source, ""))
                 if carried is None or carried in state.get(hop.target, {}):
                     continue
                 tagging = Tagging(
@@ -277,35 +277,53 @@ def _order(tagging: Tagging) -> tuple[str, str, str]:
     return (tagging.from_name, tagging.via, tagging.from_label)
 
 
-def carry(label: Label, rule: LabelRule, hop: Hop, process: ProcessInfo) -> Label | None:
-    """The label the target gets through this hop, or None (shared by the Gremlin and the Spark path)."""
+def carry(label: Label, rule: LabelRule, hop: Hop, process: ProcessInfo, source: str) -> Label | None:
+    """The label the target gets through this hop from the vertex named ``source``, or None (shared by the Gremlin
+    and the Spark path)."""
     if not rule.enabled:
         return None
+    table = source.rsplit(".", 1)[0] if hop.level == "column" else source  # the table the hop reads
     if hop.level in ("table", "copy"):
-        return _narrow(label, rule, process) if rule.table_level else None
+        return _narrow(label, rule, process, table) if rule.table_level else None
     if hop.strength != "strong":
         if rule.weak == "carry":
-            return _narrow(label, rule, process)
+            return _narrow(label, rule, process, table)
         return Label(INFLUENCE_KEY, str(label)) if rule.weak == "influence" else None
     if hop.masking and rule.masking == "stop":
         return None
-    return _narrow(label, rule, process) if hop.transform in rule.carry else None
+    return _narrow(label, rule, process, table) if hop.transform in rule.carry else None
 
 
-def _narrow(label: Label, rule: LabelRule, process: ProcessInfo) -> Label | None:
-    """A filter on one of the rule's narrow_by columns keeps the label only if it keeps the label's value."""
+def _narrow(label: Label, rule: LabelRule, process: ProcessInfo, table: str) -> Label | None:
+    """A filter on one of the rule's narrow_by columns of the table the hop reads keeps the label only if it keeps
+    the label's value. A statement that reads the table several times narrows only when every read does (one
+    unfiltered read keeps the label); filters on other tables never narrow (a join may or may not pass them on)."""
     if not rule.narrow_by or not label.value:
         return label
+    reads: dict[Any, list[dict[str, Any]]] = defaultdict(list)
     for predicate in process.predicates:
-        if str(predicate.get("column", "")).lower() not in rule.narrow_by:
-            continue
-        op, value = predicate.get("op"), predicate.get("value")
-        values = {str(v) for v in value} if isinstance(value, list) else {str(value)}
-        if (op in ("=", "IN") and label.value not in values) or (
-            op in ("!=", "NOT IN") and label.value in values
-        ):
-            return None
+        if predicate.get("table") == table:
+            reads[predicate.get("read")].append(predicate)
+    if len(reads) > 1:
+        reads.pop(None, None)  # filters not tied to one read of a table read several times: not counted
+    if reads and all(_excludes(read, label.value, rule.narrow_by) for read in reads.values()):
+        return None
     return label
+
+
+def _excludes(read: list[dict[str, Any]], value: str, narrow_by: frozenset[str]) -> bool:
+    """Whether the filters of one read of a table drop every row whose narrow_by column holds ``value``."""
+    if any(predicate.get("op") == "UNFILTERED" for predicate in read):
+        return False
+    for predicate in read:
+        op, kept = predicate.get("op"), predicate.get("value")
+        values = {str(v) for v in kept} if isinstance(kept, list) else {str(kept)}
+        narrowing = str(predicate.get("column", "")).lower() in narrow_by
+        if narrowing and (
+            (op in ("=", "IN") and value not in values) or (op in ("!=", "NOT IN") and value in values)
+        ):
+            return True
+    return False
 
 
 def store_taggings(g: GraphTraversalSource, desired: list[Tagging], incremental: bool) -> tuple[int, int]:

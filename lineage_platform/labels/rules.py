@@ -8,7 +8,8 @@ Defaults (overridable per key in a YAML rules file, see ``RuleSet.load``):
 - weak edges (filters, joins, grouping) carry nothing (``weak: none``); ``weak: influence`` makes them add an
   ``INFLUENCED_BY=<key>`` label instead; ``weak: carry`` carries the label itself;
 - table-level lineage carries table labels; a filter ``WHERE col = 'x'`` / ``IN (...)`` on one of the rule's
-  ``narrow_by`` columns narrows the label's values to those the filter keeps;
+  ``narrow_by`` columns of the labelled table narrows the label's values to those the filter keeps (in every
+  read, when a statement reads the table several times);
 - ``single: true`` keys allow one value per vertex in declarations (a second one is a conflict);
 - ``enabled: false`` switches a label off; ``propagate: false`` on a process or edge in the graph stops all labels.
 """

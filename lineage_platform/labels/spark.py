@@ -150,7 +150,7 @@ def _candidates(rows: Iterator[Any], rules: RuleSet) -> Iterator[tuple]:
         )
         process = ProcessInfo(tuple(json.loads(row.predicates or "[]")), True)
         label = Label(row.key, row.value)
-        carried = carry(label, rules.rule(label.key), hop, process)
+        carried = carry(label, rules.rule(label.key), hop, process, row.source_name)
         if carried is not None:
             rule = row.transform if row.level == "column" else row.level
             yield (
