@@ -37,6 +37,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -329,6 +330,40 @@ class LineageWriter:
         self._ids: dict[tuple[str, str], Any] = {}
         # edges this writer has upserted: later runs of the same statement skip them (bounded; only saves work)
         self._known_edges: set[tuple] = set()
+        self._open: tuple[GraphTraversalSource, list[tuple] | None] | None = None  # see transaction()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Make every flush inside the block part of one transaction, committed when the block ends and rolled
+        back if it raises: one durable commit for many statements (a batch of events, a bulk-load batch).
+
+        Inside, a transient refusal is not retried flush by flush: it rolls the whole block back and propagates,
+        for the caller to run the block again (``retry_transient``). On a graph without transactions the flushes
+        stand alone, as outside a block. Blocks do not nest: an inner block joins the outer one.
+        """
+        if self._open is not None:
+            yield
+            return
+        try:
+            with change_set(self.g, self.outbox, atomic=True) as opened:
+                self._open = opened
+                yield
+        except BaseException:
+            self._forget()  # ids and edges learnt in a rolled-back transaction may not exist
+            raise
+        finally:
+            self._open = None
+
+    def write_together(self, items: Iterable[tuple[StatementLineage, RunInfo | None]]) -> WriteSummary:
+        """Write (statement, run) pairs in one transaction (see :meth:`transaction`), run again from the start
+        while the graph refuses it for a passing reason (lock contention)."""
+        items = list(items)
+
+        def once() -> WriteSummary:
+            with self.transaction():
+                return self.write_runs(items)
+
+        return retry_transient(once)
 
     def write(self, statements: Iterable[StatementLineage], run: RunInfo | None = None) -> WriteSummary:
         """Write statements that share one run's provenance (or none)."""
@@ -353,6 +388,9 @@ class LineageWriter:
         Every attempt uses the same createTime, so what an earlier attempt created is still counted once.
         """
         token = long(_create_time())
+        if self._open is not None:
+            g, ops = self._open
+            return self._flush_through(g, batch, token, ops)
         return retry_transient(lambda: self._flush_once(batch, token), on_retry=self._forget)
 
     def _forget(self) -> None:
