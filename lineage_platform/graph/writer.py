@@ -25,8 +25,10 @@ for databases, tables, columns and files, ``Process`` for processes and their ru
 ``kind``, ``createTime``, ``createBy`` and ``version``; every edge has ``guid``, ``name`` and ``typeName`` (its
 label). ``createBy`` of a dataset is the user of the earliest run (by start time) of a process that generates it,
 of a process the user of its earliest run, else the writer's ``created_by``. ``version`` of a dataset counts its
-definitions: one per generating process, plus one per further column list a CREATE statement gave it. Both are
-recomputed from the graph after each flush, so re-running the same logs, in any order, changes neither.
+definitions: one per generating process, plus one per further column list a CREATE statement gave it; it is
+recomputed from the graph after each flush. ``firstRunStart`` keeps the start of the run behind ``createBy``, so a
+flush compares only its own earliest run with it. Re-running the same logs, in any order, changes neither, and
+rolling old runs up (graph/run_history.py) does not change ``createBy``.
 """
 
 from __future__ import annotations
@@ -434,7 +436,7 @@ class LineageWriter:
                 self._known_edges.clear()
             self._known_edges.update(key for key, _ in chunk)
         for chunk in _chunks(sorted(batch.provenance - new_keys), self.batch_size):
-            self._update_provenance(g, chunk, batch.definitions, created_ops)
+            self._update_provenance(g, chunk, batch, created_ops)
         summary.seconds = time.perf_counter() - started
         return summary
 
@@ -483,41 +485,45 @@ class LineageWriter:
         self,
         g: GraphTraversalSource,
         keys: list[tuple[str, str]],
-        definitions: dict[tuple[str, str], set[str]],
+        batch: _Batch,
         changed_ops: list[tuple] | None,
     ) -> None:
-        """Recompute ``createBy`` and ``version`` of generated datasets and of processes that existed before this
-        flush from the graph (so the result does not depend on load order or repeats); write those that changed."""
-        first_runs = __.choose(__.has_label("process"), __.out("hasRun"), __.in_("generated").out("hasRun"))
+        """Bring ``createBy`` and ``version`` of generated datasets and of processes that existed before this flush
+        up to date (so the result does not depend on load order or repeats); write those that changed.
+
+        ``createBy`` is the user of the earliest run, ``firstRunStart`` its start: each vertex keeps the earliest
+        (start, user) seen so far and a flush only compares its own earliest run with it, so the cost does not grow
+        with the runs a process has, and rolling old runs up (graph/run_history.py) changes neither. A vertex
+        written before ``firstRunStart`` existed gets it from its runs once."""
         rows = (
             g.V(*[self._ids[key] for key in keys])
-            .project("creator", "processes", "hashes", "createBy", "version")
-            .by(
-                __.coalesce(
-                    first_runs.has("user")
-                    .has("startTime")
-                    .order()
-                    .by("startTime")
-                    .by("user")
-                    .limit(1)
-                    .values("user"),
-                    __.constant(""),
-                )
-            )
+            .project("first", "processes", "hashes", "createBy", "version")
+            .by(__.coalesce(__.values("firstRunStart"), __.constant("")))
             .by(__.in_("generated").dedup().count())
             .by(__.coalesce(__.values("schemaHashes"), __.constant("[]")))
             .by(__.coalesce(__.values("createBy"), __.constant("")))
             .by(__.coalesce(__.values("version"), __.constant(1)))
             .to_list()
         )
+        legacy = [key for key, row in zip(keys, rows) if not row["first"] and key in batch.first_runs]
+        earliest = self._earliest_runs(g, legacy)
         updates: list[tuple[Any, dict[str, Any]]] = []
         for key, row in zip(keys, rows):
-            hashes = sorted(set(json.loads(row["hashes"])) | definitions.get(key, set()))
-            wanted: dict[str, Any] = {"createBy": row["creator"] or row["createBy"]}
+            hashes = sorted(set(json.loads(row["hashes"])) | batch.definitions.get(key, set()))
+            stored = (row["first"], row["createBy"]) if row["first"] else earliest.get(key)
+            known = [run for run in (stored, batch.first_runs.get(key)) if run]
+            wanted: dict[str, Any] = {"createBy": row["createBy"]}
+            if known:
+                wanted["firstRunStart"], wanted["createBy"] = min(known)
             if key[0] not in PROCESS_LABELS:
                 wanted["version"] = max(1, row["processes"]) + max(0, len(hashes) - 1)
                 wanted["schemaHashes"] = json.dumps(hashes)
-            current = {"createBy": row["createBy"], "version": row["version"], "schemaHashes": row["hashes"]}
+            current = {
+                "createBy": row["createBy"],
+                "version": row["version"],
+                "schemaHashes": row["hashes"],
+                "firstRunStart": row["first"],
+            }
             changed = {
                 k: v
                 for k, v in wanted.items()
@@ -526,6 +532,34 @@ class LineageWriter:
             if changed:
                 updates.append((self._ids[key], changed))
         self._set_properties(g, updates, changed_ops)
+
+    def _earliest_runs(
+        self, g: GraphTraversalSource, keys: list[tuple[str, str]]
+    ) -> dict[tuple[str, str], tuple[str, str]]:
+        """(start, user) of the earliest run of each process, or of the processes generating each dataset."""
+        if not keys:
+            return {}
+        runs = __.choose(__.has_label("process"), __.out("hasRun"), __.in_("generated").out("hasRun"))
+        rows = (
+            g.V(*[self._ids[key] for key in keys])
+            .project("run")
+            .by(
+                runs.has("user")
+                .has("startTime")
+                .order()
+                .by("startTime")
+                .by("user")
+                .limit(1)
+                .project("start", "user")
+                .by("startTime")
+                .by("user")
+                .fold()
+            )
+            .to_list()
+        )
+        return {
+            key: (row["run"][0]["start"], row["run"][0]["user"]) for key, row in zip(keys, rows) if row["run"]
+        }
 
     def _vertex_ops(self, key: tuple[str, str], batch: _Batch, token: int) -> list[tuple]:
         """Store op tuples of a vertex this flush created (vertex properties named by their key)."""
@@ -539,6 +573,8 @@ class LineageWriter:
         creator = batch.first_runs.get(key, ("", self.created_by))[1]
         version = max(1, len(batch.generators.get(key, ()))) + max(0, len(definitions) - 1)
         create.update(guid=guid(*key), createTime=token, createBy=creator, version=version)
+        if key in batch.first_runs:
+            create["firstRunStart"] = batch.first_runs[key][0]
         if definitions:
             create["schemaHashes"] = json.dumps(definitions)
         return create

@@ -125,3 +125,13 @@ def test_compact_runs_command(tmp_path) -> None:
     close_all()
     bad = invoke(["graph", "compact-runs", "--graph", url, "--keep-days", "2", "--as-of", "yesterday"])
     assert not bad.success
+
+
+def test_create_by_stays_the_user_of_the_earliest_run_after_it_is_rolled_up(g) -> None:
+    first = RunInfo("SUCCEEDED", user="founder", start_time="2026-01-01T01:00:00Z")
+    LineageWriter(g).write_runs([(LOAD, first), *_runs(range(2, 6), failed_day=3)])
+    compact_runs(g, keep_days=1, as_of=date(2026, 1, 5))
+    LineageWriter(g).write_runs(_runs(range(5, 7), failed_day=6))  # a later load recomputes provenance
+    for label, name in (("process", None), ("table", "dwd.orders")):
+        vertex = g.V().has_label(label) if name is None else g.V().has(label, "qualifiedName", name)
+        assert vertex.values("createBy").next() == "founder"
