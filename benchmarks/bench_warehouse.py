@@ -1,7 +1,7 @@
 """Warehouse scale (issue 21): a generated warehouse loaded through the product's paths, then measured.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/bench_warehouse.py                 # 1/100 of the year (default)
-    PYTHONPATH=. .venv/bin/python benchmarks/bench_warehouse.py --scale 0.1     # what `make bench` runs
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_warehouse.py --scale 0.01    # `make bench-warehouse`
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_warehouse.py                 # 1/10 (default; `make bench`)
     PYTHONPATH=. .venv/bin/python benchmarks/bench_warehouse.py --scale 1       # the full year (hours)
     PYTHONPATH=. .venv/bin/python benchmarks/bench_warehouse.py --tables 2000 --days 10 --seed 3
 
@@ -485,7 +485,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--scale", type=float, default=0.01, help="share of the issue's year: 0.01, 0.1 or 1")
+    parser.add_argument("--scale", type=float, default=0.1, help="share of the issue's year: 0.01, 0.1 or 1")
     parser.add_argument("--tables", type=int, help="tables (default: 50,000 x scale)")
     parser.add_argument("--days", type=int, help="days of daily runs (default: 365 x scale)")
     parser.add_argument("--seed", type=int, default=21)
