@@ -36,7 +36,7 @@ from lineage_platform.graph.writer import edge_guid, guid
 
 RUN_DAY = "runDay"
 HAS_RUN_DAY = "hasRunDay"
-CHUNK = 2000  # runs rolled up and dropped per transaction
+CHUNK = 100  # processes whose old runs are rolled up and dropped in one transaction
 
 
 @dataclass
@@ -119,26 +119,26 @@ def compact_runs(
     it; see the module docstring."""
     started = time.perf_counter()
     before = cutoff(keep_days, as_of)
-    summary = CompactSummary()
-    processes: set[str] = set()
-    while True:
+    old_runs = __.out("hasRun").has("startTime", P.lt(before))
+    owners = (
+        g.V().has_label("process").where(old_runs).id_().to_list()
+    )  # one pass over processes and their runs
+    summary = CompactSummary(processes=len(owners))
+    for start in range(0, len(owners), chunk):
         with change_set(g, atomic=True) as (gtx, ops):
             rows = (
-                gtx.V()
-                .has_label("run")
+                gtx.V(*owners[start : start + chunk])
+                .as_("process")
+                .out("hasRun")
                 .has("startTime", P.lt(before))
-                .where(__.in_("hasRun"))
-                .limit(chunk)
                 .project("id", "key", "process", "start", "status")
                 .by(T.id)
                 .by(__.values("qualifiedName"))
-                .by(__.in_("hasRun").id_())
+                .by(__.select("process").id_())
                 .by(__.values("startTime"))
                 .by(__.coalesce(__.values("status"), __.constant("UNKNOWN")))
                 .to_list()
             )
-            if not rows:
-                break
             days = _roll_up(rows)
             _write_days(gtx, days, ops)
             gtx.V(*[row["id"] for row in rows]).drop().iterate()
@@ -146,8 +146,6 @@ def compact_runs(
                 ops.extend(("dropV", row["id"]) for row in rows)
         summary.runs_rolled_up += len(rows)
         summary.days_written += len(days)
-        processes.update(process for process, _ in days)
-    summary.processes = len(processes)
     summary.seconds = time.perf_counter() - started
     return summary
 
