@@ -7,7 +7,7 @@ STAMP   = $(VENV)/.installed
 UI_FRONTEND = lineage_platform/ui/frontend
 UI_VENDOR   = lineage_platform/ui/static/vendor
 
-.PHONY: setup ui-assets system-deps demo test test-fast lint format bench conformance clean
+.PHONY: setup ui-assets system-deps demo test test-fast lint format bench bench-warehouse conformance clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -57,8 +57,14 @@ conformance: setup
 	$(BIN)/python -m lineage_platform.graph.conformance
 	$(BIN)/python -m lineage_platform.graph.conformance.differential --count 10000 --seed 1
 
+# every benchmark with its defaults (bench_warehouse.py: 1/10 of the year, ~1 hour on 2 vCPUs)
 bench: setup
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
+
+# the warehouse-scale benchmark alone: `make bench-warehouse SCALE=0.1` (or 1 for the full year)
+SCALE ?= 0.01
+bench-warehouse: setup
+	PYTHONPATH=. $(BIN)/python benchmarks/bench_warehouse.py --scale $(SCALE)
 
 include benchmarks/sql_peers/peers.mk
 include docs/docs.mk

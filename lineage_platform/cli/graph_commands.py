@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import click
 
 from lineage_platform.cli import params as p
@@ -36,6 +38,19 @@ def init(graph_url: str | None, print_janusgraph: bool) -> None:
     )
     if report.server_reply:
         click.echo(f"server: {report.server_reply}")
+
+
+@graph.command("compact-runs")
+@p.as_of
+@p.graph_url
+@p.keep_days
+def compact_runs(as_of: datetime | None, graph_url: str | None, keep_days: int) -> None:
+    """Roll up runs older than --keep-days into one vertex per process and day (count, first/last start, statuses)."""
+    from lineage_platform.graph import connect
+    from lineage_platform.graph.run_history import compact_runs as compact
+
+    summary = compact(connect(graph_url), keep_days, as_of=as_of.date() if as_of else None)
+    click.echo("\n".join(f"{name}: {value}" for name, value in summary.rows()))
 
 
 graph.add_command(serve)

@@ -31,6 +31,12 @@ def option(*decls: str, command: str | None = None, **kwargs: Any):
     return click.option(*decls, **kwargs)
 
 
+as_of = option(
+    "--as-of",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    default=None,
+    help="Day the retention counts back from, YYYY-MM-DD (default: today, UTC).",
+)
 batch_size = option(
     "--batch-size",
     type=click.IntRange(min=1),
@@ -59,6 +65,13 @@ class Host(click.ParamType):
         return str(value)
 
 
+keep_days = option(
+    "--keep-days",
+    type=click.IntRange(min=0),
+    default=30,
+    show_default=True,
+    help="Days of runs kept in full; older runs are rolled up into one vertex per process and day.",
+)
 graph_url = option(
     "--graph",
     "graph_url",

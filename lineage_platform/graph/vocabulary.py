@@ -1,9 +1,9 @@
 # generated from graph_schema/schema.yaml by `python -m graph_schema.vocabulary` — do not edit
-"""The lineage graph's label and property key names (schema version 3)."""
+"""The lineage graph's label and property key names (schema version 4)."""
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 
 
 class VertexLabel:
@@ -16,6 +16,7 @@ class VertexLabel:
     TOPIC: Final = "topic"
     PROCESS: Final = "process"
     RUN: Final = "run"
+    RUN_DAY: Final = "runDay"
     PARTITION: Final = "partition"
     CLASSIFICATION: Final = "classification"
     PRINCIPAL: Final = "principal"
@@ -33,6 +34,7 @@ class EdgeLabel:
     GENERATED: Final = "generated"
     FLOWS_TO: Final = "flowsTo"
     HAS_RUN: Final = "hasRun"
+    HAS_RUN_DAY: Final = "hasRunDay"
     HAS_PARTITION: Final = "hasPartition"
     TAGGED_WITH: Final = "taggedWith"
     MEMBER_OF: Final = "memberOf"
@@ -49,6 +51,7 @@ class Key:
     QUALIFIED_NAME: Final = "qualifiedName"
     CREATE_TIME: Final = "createTime"
     CREATE_BY: Final = "createBy"
+    FIRST_RUN_START: Final = "firstRunStart"
     VERSION: Final = "version"
     SCHEMA_HASHES: Final = "schemaHashes"
     DATA_TYPE: Final = "dataType"
@@ -68,6 +71,12 @@ class Key:
     STATUS: Final = "status"
     SOURCE: Final = "source"
     RUN_ID: Final = "runId"
+    DAY: Final = "day"
+    RUNS: Final = "runs"
+    FIRST_START: Final = "firstStart"
+    LAST_START: Final = "lastStart"
+    STATUSES: Final = "statuses"
+    RUN_KEYS: Final = "runKeys"
     PREDICATES: Final = "predicates"
     PROPAGATE: Final = "propagate"
     PROCESS: Final = "process"

@@ -25,8 +25,10 @@ for databases, tables, columns and files, ``Process`` for processes and their ru
 ``kind``, ``createTime``, ``createBy`` and ``version``; every edge has ``guid``, ``name`` and ``typeName`` (its
 label). ``createBy`` of a dataset is the user of the earliest run (by start time) of a process that generates it,
 of a process the user of its earliest run, else the writer's ``created_by``. ``version`` of a dataset counts its
-definitions: one per generating process, plus one per further column list a CREATE statement gave it. Both are
-recomputed from the graph after each flush, so re-running the same logs, in any order, changes neither.
+definitions: one per generating process, plus one per further column list a CREATE statement gave it; it is
+recomputed from the graph after each flush. ``firstRunStart`` keeps the start of the run behind ``createBy``, so a
+flush compares only its own earliest run with it. Re-running the same logs, in any order, changes neither, and
+rolling old runs up (graph/run_history.py) does not change ``createBy``.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -337,6 +340,40 @@ class LineageWriter:
         self._ids: dict[tuple[str, str], Any] = {}
         # edges this writer has upserted: later runs of the same statement skip them (bounded; only saves work)
         self._known_edges: set[tuple] = set()
+        self._open: tuple[GraphTraversalSource, list[tuple] | None] | None = None  # see transaction()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Make every flush inside the block part of one transaction, committed when the block ends and rolled
+        back if it raises: one durable commit for many statements (a batch of events, a bulk-load batch).
+
+        Inside, a transient refusal is not retried flush by flush: it rolls the whole block back and propagates,
+        for the caller to run the block again (``retry_transient``). On a graph without transactions the flushes
+        stand alone, as outside a block. Blocks do not nest: an inner block joins the outer one.
+        """
+        if self._open is not None:
+            yield
+            return
+        try:
+            with change_set(self.g, self.outbox, atomic=True) as opened:
+                self._open = opened
+                yield
+        except BaseException:
+            self._forget()  # ids and edges learnt in a rolled-back transaction may not exist
+            raise
+        finally:
+            self._open = None
+
+    def write_together(self, items: Iterable[tuple[StatementLineage, RunInfo | None]]) -> WriteSummary:
+        """Write (statement, run) pairs in one transaction (see :meth:`transaction`), run again from the start
+        while the graph refuses it for a passing reason (lock contention)."""
+        items = list(items)
+
+        def once() -> WriteSummary:
+            with self.transaction():
+                return self.write_runs(items)
+
+        return retry_transient(once)
 
     def write(self, statements: Iterable[StatementLineage], run: RunInfo | None = None) -> WriteSummary:
         """Write statements that share one run's provenance (or none)."""
@@ -361,6 +398,9 @@ class LineageWriter:
         Every attempt uses the same createTime, so what an earlier attempt created is still counted once.
         """
         token = long(_create_time())
+        if self._open is not None:
+            g, ops = self._open
+            return self._flush_through(g, batch, token, ops)
         return retry_transient(lambda: self._flush_once(batch, token), on_retry=self._forget)
 
     def _forget(self) -> None:
@@ -404,7 +444,7 @@ class LineageWriter:
                 self._known_edges.clear()
             self._known_edges.update(key for key, _ in chunk)
         for chunk in _chunks(sorted(batch.provenance - new_keys), self.batch_size):
-            self._update_provenance(g, chunk, batch.definitions, created_ops)
+            self._update_provenance(g, chunk, batch, created_ops)
         summary.seconds = time.perf_counter() - started
         return summary
 
@@ -453,41 +493,45 @@ class LineageWriter:
         self,
         g: GraphTraversalSource,
         keys: list[tuple[str, str]],
-        definitions: dict[tuple[str, str], set[str]],
+        batch: _Batch,
         changed_ops: list[tuple] | None,
     ) -> None:
-        """Recompute ``createBy`` and ``version`` of generated datasets and of processes that existed before this
-        flush from the graph (so the result does not depend on load order or repeats); write those that changed."""
-        first_runs = __.choose(__.has_label("process"), __.out("hasRun"), __.in_("generated").out("hasRun"))
+        """Bring ``createBy`` and ``version`` of generated datasets and of processes that existed before this flush
+        up to date (so the result does not depend on load order or repeats); write those that changed.
+
+        ``createBy`` is the user of the earliest run, ``firstRunStart`` its start: each vertex keeps the earliest
+        (start, user) seen so far and a flush only compares its own earliest run with it, so the cost does not grow
+        with the runs a process has, and rolling old runs up (graph/run_history.py) changes neither. A vertex
+        written before ``firstRunStart`` existed gets it from its runs once."""
         rows = (
             g.V(*[self._ids[key] for key in keys])
-            .project("creator", "processes", "hashes", "createBy", "version")
-            .by(
-                __.coalesce(
-                    first_runs.has("user")
-                    .has("startTime")
-                    .order()
-                    .by("startTime")
-                    .by("user")
-                    .limit(1)
-                    .values("user"),
-                    __.constant(""),
-                )
-            )
+            .project("first", "processes", "hashes", "createBy", "version")
+            .by(__.coalesce(__.values("firstRunStart"), __.constant("")))
             .by(__.in_("generated").dedup().count())
             .by(__.coalesce(__.values("schemaHashes"), __.constant("[]")))
             .by(__.coalesce(__.values("createBy"), __.constant("")))
             .by(__.coalesce(__.values("version"), __.constant(1)))
             .to_list()
         )
+        legacy = [key for key, row in zip(keys, rows) if not row["first"] and key in batch.first_runs]
+        earliest = self._earliest_runs(g, legacy)
         updates: list[tuple[Any, dict[str, Any]]] = []
         for key, row in zip(keys, rows):
-            hashes = sorted(set(json.loads(row["hashes"])) | definitions.get(key, set()))
-            wanted: dict[str, Any] = {"createBy": row["creator"] or row["createBy"]}
+            hashes = sorted(set(json.loads(row["hashes"])) | batch.definitions.get(key, set()))
+            stored = (row["first"], row["createBy"]) if row["first"] else earliest.get(key)
+            known = [run for run in (stored, batch.first_runs.get(key)) if run]
+            wanted: dict[str, Any] = {"createBy": row["createBy"]}
+            if known:
+                wanted["firstRunStart"], wanted["createBy"] = min(known)
             if key[0] not in PROCESS_LABELS:
                 wanted["version"] = max(1, row["processes"]) + max(0, len(hashes) - 1)
                 wanted["schemaHashes"] = json.dumps(hashes)
-            current = {"createBy": row["createBy"], "version": row["version"], "schemaHashes": row["hashes"]}
+            current = {
+                "createBy": row["createBy"],
+                "version": row["version"],
+                "schemaHashes": row["hashes"],
+                "firstRunStart": row["first"],
+            }
             changed = {
                 k: v
                 for k, v in wanted.items()
@@ -496,6 +540,34 @@ class LineageWriter:
             if changed:
                 updates.append((self._ids[key], changed))
         self._set_properties(g, updates, changed_ops)
+
+    def _earliest_runs(
+        self, g: GraphTraversalSource, keys: list[tuple[str, str]]
+    ) -> dict[tuple[str, str], tuple[str, str]]:
+        """(start, user) of the earliest run of each process, or of the processes generating each dataset."""
+        if not keys:
+            return {}
+        runs = __.choose(__.has_label("process"), __.out("hasRun"), __.in_("generated").out("hasRun"))
+        rows = (
+            g.V(*[self._ids[key] for key in keys])
+            .project("run")
+            .by(
+                runs.has("user")
+                .has("startTime")
+                .order()
+                .by("startTime")
+                .by("user")
+                .limit(1)
+                .project("start", "user")
+                .by("startTime")
+                .by("user")
+                .fold()
+            )
+            .to_list()
+        )
+        return {
+            key: (row["run"][0]["start"], row["run"][0]["user"]) for key, row in zip(keys, rows) if row["run"]
+        }
 
     def _vertex_ops(self, key: tuple[str, str], batch: _Batch, token: int) -> list[tuple]:
         """Store op tuples of a vertex this flush created (vertex properties named by their key)."""
@@ -509,6 +581,8 @@ class LineageWriter:
         creator = batch.first_runs.get(key, ("", self.created_by))[1]
         version = max(1, len(batch.generators.get(key, ()))) + max(0, len(definitions) - 1)
         create.update(guid=guid(*key), createTime=token, createBy=creator, version=version)
+        if key in batch.first_runs:
+            create["firstRunStart"] = batch.first_runs[key][0]
         if definitions:
             create["schemaHashes"] = json.dumps(definitions)
         return create

@@ -1,9 +1,10 @@
 """Writing decoded events into the graph, the one way every collector front (Kafka, HTTP) does it.
 
-All events' lineage goes out in one ``LineageWriter.write_runs`` call (keyed upserts: writing again changes
-nothing). If the graph refuses that write for a reason that will not pass, each event is written on its own and
-the ones still refused are returned with the reason, for the caller's dead letters. A transient refusal (the
-store locked or unreachable) is raised: the caller must not acknowledge the events.
+All events' lineage goes out in one transaction (``LineageWriter.write_together``: one durable commit for the
+whole batch, where the graph has transactions; keyed upserts, so writing again changes nothing). If the graph refuses that write for a reason that will not pass, the
+transaction is rolled back, each event is written on its own (in a transaction of its own) and the ones still
+refused are returned with the reason, for the caller's dead letters. A transient refusal (the store locked or
+unreachable) is retried a few times, then raised: the caller must not acknowledge the events.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def apply_events(
     """Write the events' lineage; returns what was written and the events the graph refused, with the reason."""
     summary = WriteSummary()
     try:
-        summary.add(writer.write_runs(item for _, items in events for item in items))
+        summary.add(writer.write_together(item for _, items in events for item in items))
         return summary, []
     except LineageError as exc:
         if exc.transient:
@@ -36,7 +37,7 @@ def apply_events(
     refused = []
     for origin, items in events:  # find the event(s) the graph refuses; writing the others again is harmless
         try:
-            summary.add(writer.write_runs(items))
+            summary.add(writer.write_together(items))
         except LineageError as exc:
             if exc.transient:
                 raise

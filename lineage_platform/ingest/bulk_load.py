@@ -270,7 +270,7 @@ def _rejected_row(item: ParsedStatement) -> dict[str, Any]:
 def write_batch(writer: LineageWriter, batch: ParsedBatch, state: LoadState) -> dict[str, Any]:
     """Write one parsed batch, then mark it done in the state folder; returns the marker's content."""
     pairs = [(lineage, run) for item in batch.statements for lineage in item.lineage for run in item.runs]
-    written = writer.write_runs(pairs)
+    written = writer.write_together(pairs)  # one transaction per batch: one durable commit
     failures = [_rejected_row(item) for item in batch.statements if item.error]
     without_lineage: Counter[str] = Counter()
     for item in batch.statements:

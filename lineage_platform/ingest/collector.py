@@ -6,7 +6,8 @@ Loop (one consumer in a consumer group; run several for more partitions):
 2. decode each (``events.EventDecoder``: platform events, Atlas HookNotifications, OpenLineage RunEvents);
    a record that cannot be used (garbage, JSON nested too deep, a compressed message inflating past
    ``max_event_bytes``, ...) goes to the dead-letter list with its reason;
-3. write all decoded lineage in one ``LineageWriter.write_runs`` call (keyed upserts, so re-writing is harmless);
+3. write all decoded lineage in one transaction (``LineageWriter.write_together``: one durable commit per poll;
+   keyed upserts, so re-writing is harmless);
    if that write is refused for a reason that is not transient, each event is written on its own and the ones
    still refused join the dead letters;
 4. send the dead letters (original bytes; headers ``reason``, ``topic``, ``partition``, ``offset``) and wait

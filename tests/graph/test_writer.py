@@ -282,3 +282,17 @@ def test_concurrent_writers_of_the_same_lineage_on_janusgraph_create_each_elemen
     assert counts["table"] == 13 and counts["database"] == 2 and counts["process"] == 12
     assert g.V().has("table", "qualifiedName", "ods.shared").count().next() == 1
     assert sum(created) == g.V().count().next()  # each vertex counted by the one writer that created it
+
+
+def test_a_transaction_block_commits_all_its_flushes_together_or_none(g) -> None:
+    writer = LineageWriter(g, batch_size=3)  # several flushes inside the block
+    with pytest.raises(RuntimeError, match="stop"), writer.transaction():
+        writer.write_runs([(ORDERS, RUN), (DAILY, None)])
+        raise RuntimeError("stop")
+    if supports_transactions(g):
+        assert g.V().count().next() == 0  # none of the block's flushes was committed
+    summary = writer.write_together(
+        [(ORDERS, RUN), (DAILY, None)]
+    )  # nothing learnt in the rolled-back block is trusted
+    assert _counts(g) == {"database": 3, "table": 3, "column": 6, "process": 2, "run": 1, "E": 18}
+    assert summary.statements == 2
