@@ -22,7 +22,8 @@ setup: $(STAMP) ui-assets
 ui-assets: $(UI_VENDOR)/.built
 
 $(UI_VENDOR)/.built: $(UI_FRONTEND)/package-lock.json
-	@command -v npm >/dev/null || { echo "npm is needed to build the lineage ui front end: apt-get install npm"; exit 1; }
+	@command -v npm >/dev/null || { if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq npm >/dev/null; \
+	  else echo "npm is needed to build the lineage ui front end: apt-get install npm"; exit 1; fi; }
 	cd $(UI_FRONTEND) && npm ci --no-audit --no-fund --loglevel=error
 	mkdir -p $(UI_VENDOR)
 	cd $(UI_FRONTEND)/node_modules/elkjs && cp lib/elk.bundled.js lib/elk-worker.min.js LICENSE.md $(CURDIR)/$(UI_VENDOR)/
