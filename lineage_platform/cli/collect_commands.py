@@ -51,7 +51,11 @@ from lineage_platform.ingest.http_receiver import DEFAULT_DEAD_LETTER_FILE
 @p.udf_rules
 @p.batch_size
 @p.option(
-    "--max-records", type=click.IntRange(min=1), default=500, show_default=True, help="Records per poll."
+    "--max-records",
+    type=click.IntRange(min=1),
+    default=500,
+    show_default=True,
+    help="Most records per poll (each poll is sized to apply in half the max poll interval).",
 )
 @p.option(
     "--max-poll-interval-ms",

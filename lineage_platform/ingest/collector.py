@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 DEFAULT_GROUP = "lineage-collector"
 DEFAULT_DEAD_LETTER_TOPIC = "lineage-dead-letter"
 DEFAULT_MAX_EVENT_BYTES = DEFAULT_MAX_BYTES
+FIRST_POLL_RECORDS = 20  # the first poll's size, before the rate of this stream is known
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,19 @@ class CollectorOptions:
     session_timeout_ms: int = 6000
     idle_timeout: float | None = None
     max_records_total: int | None = None
+
+
+def next_poll_size(records: int, seconds: float, max_records: int, max_poll_interval_ms: int) -> int:
+    """Records to ask for in the next poll: as many as the rate just seen applies in half the max poll interval, at
+    most twice the last poll and ``max_records``, at least one. A slow stream (SQL hook events parse at tens per
+    second) then never outlasts the interval, which would make the group rebalance and hand the same uncommitted
+    records out again.
+
+    >>> next_poll_size(500, 26.0, 500, 5000), next_poll_size(20, 0.01, 500, 5000), next_poll_size(3, 60.0, 500, 5000)
+    (48, 40, 1)
+    """
+    fitting = int(records * max_poll_interval_ms / 2000 / seconds) if seconds > 0 else max_records
+    return max(1, min(max_records, 2 * records, fitting))
 
 
 @dataclass
@@ -143,15 +157,21 @@ class Collector:
         consumer = self._consumer()
         producer = self._producer() if self.options.dead_letter_topic else None
         last_record = time.monotonic()
+        poll_size = min(FIRST_POLL_RECORDS, self.options.max_records)
         try:
             while not self._stopping:
-                polled = consumer.poll(
-                    timeout_ms=self.options.poll_timeout_ms, max_records=self.options.max_records
-                )
+                polled = consumer.poll(timeout_ms=self.options.poll_timeout_ms, max_records=poll_size)
                 records = [record for batch in polled.values() for record in batch]
                 if records:
+                    began = time.monotonic()
                     self._process(records, consumer, producer)
                     last_record = time.monotonic()
+                    poll_size = next_poll_size(
+                        len(records),
+                        last_record - began,
+                        self.options.max_records,
+                        self.options.max_poll_interval_ms,
+                    )
                 elif self._held:
                     self._give_up_splits(consumer, producer)
                 elif not consumer.assignment():
