@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import random
 from datetime import UTC, datetime
 
@@ -123,10 +122,3 @@ def _inside(row: dict, column: str, interval: tuple[int, int]) -> bool:
         value = round(value.replace(tzinfo=UTC).timestamp() * 1000)
     low, high = interval
     return low <= value <= high
-
-
-def test_module_examples_run() -> None:
-    from lineage_platform.netflow import rectangles
-
-    outcome = doctest.testmod(rectangles)
-    assert outcome.attempted > 0 and outcome.failed == 0

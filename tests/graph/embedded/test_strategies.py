@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import doctest
-
 from gremlin_python.process.graph_traversal import GraphTraversalSource, __
 
-from lineage_platform.graph.embedded import step_calls, strategies
 from lineage_platform.graph.embedded.step_calls import StepCall, group_steps
 from lineage_platform.graph.embedded.strategies import (
     STRATEGIES,
@@ -126,9 +123,3 @@ def test_connectives_and_folds_keep_their_results(modern: GraphTraversalSource) 
     either = modern.V().where(__.has("name", "marko").or_().has("name", "lop")).values("name").to_list()
     assert sorted(either) == ["lop", "marko"]
     assert modern.V().has("person", "name", "josh").out("created").count().next() == 2
-
-
-def test_doctests_pass() -> None:
-    for module in (strategies, step_calls):
-        result = doctest.testmod(module)
-        assert result.attempted > 0 and result.failed == 0
