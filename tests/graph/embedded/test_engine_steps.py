@@ -256,3 +256,9 @@ def test_within_keeps_gremlin_equality_over_many_candidates(modern: GraphTravers
     # numbers match across widths, never bools; NaN matches nothing
     assert names(g.V().has("age", P.within(27.0, True, float("nan"), "29"))) == ["vadas"]
     assert g.inject(True, 1, 1.0, "a", [1, 2]).is_(P.within(True, [1, 2])).to_list() == [True, [1, 2]]
+
+
+def test_add_e_to_resolves_a_side_effect(modern: GraphTraversalSource) -> None:
+    peter = modern.V(6).next()
+    edge = modern.with_side_effect("b", peter).V(1).add_e("knows").to("b").in_v().values("name").to_list()
+    assert edge == ["peter"]

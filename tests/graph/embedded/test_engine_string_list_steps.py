@@ -25,6 +25,17 @@ def test_string_steps(g: GraphTraversalSource) -> None:
     assert g.inject(["a", "B"]).to_upper(Scope.local).to_list() == [["A", "B"]]
     with pytest.raises(TraversalError, match=r"toUpper\(\) step can only take string"):
         g.inject(1).to_upper().to_list()
+    with pytest.raises(
+        TraversalError, match=r"The lTrim\(local\) step can only take string or list of strings"
+    ):
+        g.inject([" a", 1]).l_trim(Scope.local).to_list()
+
+
+def test_reverse_turns_a_path_into_a_reversed_list(modern: GraphTraversalSource) -> None:
+    assert modern.V(1).out("knows").path().by("name").reverse().to_list() == [
+        ["vadas", "marko"],
+        ["josh", "marko"],
+    ]
 
 
 def test_list_steps(g: GraphTraversalSource) -> None:
@@ -38,6 +49,18 @@ def test_list_steps(g: GraphTraversalSource) -> None:
     assert g.inject({"a": 1}).merge({"b": 2}).to_list() == [{"a": 1, "b": 2}]
     with pytest.raises(TraversalError, match="combine step can only take an array"):
         g.inject("x").combine([1]).to_list()
+
+
+def test_merge_argument_must_match_the_incoming_kind(g: GraphTraversalSource) -> None:
+    with pytest.raises(
+        TraversalError, match="expected provided argument to evaluate to a Map, encountered str"
+    ):
+        g.inject({"a": 1}).merge(__.constant("b")).to_list()
+    with pytest.raises(TraversalError, match="traversal argument for merge step must yield an iterable type"):
+        g.inject([1]).merge(__.constant({"b": 2})).to_list()
+    with pytest.raises(TraversalError, match="expected argument to be iterable but got map"):
+        g.inject([1]).merge({"b": 2}).to_list()
+    assert g.inject({"a": 1}).merge(__.constant({"a": 2, "b": 3})).to_list() == [{"a": 2, "b": 3}]
 
 
 def test_any_all(g: GraphTraversalSource) -> None:
@@ -84,6 +107,9 @@ def test_math(modern: GraphTraversalSource) -> None:
     assert g.V(1).as_("a").out("knows").as_("b").math("b - a").by("age").to_list() == [-2.0, 3.0]
     assert g.inject(4).math("sqrt(_) ^ 3").to_list() == [8.0]
     assert g.inject(1).math("_ / 0").to_list() == [float("inf")]
+    # exp4j's functions without parentheses apply to the rest of their group
+    assert g.inject(3).math("abs _ - 5").to_list() == [2.0]
+    assert g.inject(3).math("(sqrt _ + 1) * 2").to_list() == [4.0]
     with pytest.raises(TraversalError, match="cannot evaluate"):
         g.inject(1).math("__import__('os')").to_list()
 
