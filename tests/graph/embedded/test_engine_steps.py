@@ -262,3 +262,14 @@ def test_add_e_to_resolves_a_side_effect(modern: GraphTraversalSource) -> None:
     peter = modern.V(6).next()
     edge = modern.with_side_effect("b", peter).V(1).add_e("knows").to("b").in_v().values("name").to_list()
     assert edge == ["peter"]
+
+
+def test_path_filters_and_dedup_labels_compare_by_projections(modern: GraphTraversalSource) -> None:
+    g = modern
+    # marko-lop-marko drops out: lop has no age to compare
+    assert g.V(1).both().both().cyclic_path().by("age").count().next() == 2
+    # marko and vadas are different vertices, but both are persons
+    assert len(g.V(1).out("knows").simple_path().to_list()) == 2
+    assert g.V(1).out("knows").simple_path().by(T.label).to_list() == []
+    pairs = g.V(1).as_("a").both().as_("b").dedup("a", "b").by("age").select("b").by("name").to_list()
+    assert sorted(pairs) == ["josh", "vadas"]
