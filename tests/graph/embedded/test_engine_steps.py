@@ -273,3 +273,22 @@ def test_path_filters_and_dedup_labels_compare_by_projections(modern: GraphTrave
     assert g.V(1).out("knows").simple_path().by(T.label).to_list() == []
     pairs = g.V(1).as_("a").both().as_("b").dedup("a", "b").by("age").select("b").by("name").to_list()
     assert sorted(pairs) == ["josh", "vadas"]
+
+
+def test_add_e_from_to_after_its_properties(g: GraphTraversalSource) -> None:
+    ends = (
+        g.add_v("person")
+        .as_("a")
+        .add_v("person")
+        .as_("b")
+        .add_e("knows")
+        .property("weight", 1)
+        .from_("a")
+        .to("b")
+        .project("out", "in")
+        .by(__.out_v().id_())
+        .by(__.in_v().id_())
+        .next()
+    )
+    assert ends["out"] != ends["in"]
+    assert g.E().values("weight").to_list() == [1]
