@@ -302,7 +302,8 @@ def set_property(
             if same:
                 _set_meta(graph, same[0], meta, source, c)
                 return
-        vp = graph.add_vertex_property(obj, key, value)
+        vpid, meta = _property_id(meta, source, c)
+        vp = graph.add_vertex_property(obj, key, value, vpid)
         _set_meta(graph, vp, meta, source, c)
     elif isinstance(obj, EdgeRec):
         if cardinality not in (None, Cardinality.single) or meta:
@@ -324,6 +325,18 @@ def set_property(
             f"property() needs a graph element but got {type(obj).__name__} {obj!r}",
             hint="apply property() to vertices, edges or vertex properties",
         )
+
+
+def _property_id(meta: list[Any], source: Trav, c: Compiler) -> tuple[Any, list[Any]]:
+    """A vertex property's own id given as ``T.id, x`` among its meta pairs (as TinkerGraph takes it), and the
+    remaining meta pairs; the id is None when not given."""
+    vpid, rest = None, []
+    for i in range(0, len(meta), 2):
+        if meta[i] == T.id:
+            vpid = evaluate_arg(meta[i + 1], source, c, "property")
+        else:
+            rest += meta[i : i + 2]
+    return vpid, rest
 
 
 def _set_meta(graph: MemGraph, vp: VertexPropRec, meta: list[Any], source: Trav, c: Compiler) -> None:

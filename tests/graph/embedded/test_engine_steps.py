@@ -292,3 +292,11 @@ def test_add_e_from_to_after_its_properties(g: GraphTraversalSource) -> None:
     )
     assert ends["out"] != ends["in"]
     assert g.E().values("weight").to_list() == [1]
+
+
+def test_vertex_property_takes_its_id_from_t_id(g: GraphTraversalSource) -> None:
+    g.add_v("person").property("name", "marko", T.id, 100, "since", 2020).iterate()
+    assert g.V().properties("name").id_().to_list() == [100]
+    assert g.V().properties("name").values("since").to_list() == [2020]
+    g.add_v("person").property("name", "vadas").iterate()  # generated ids continue past the given one
+    assert g.V().properties("name").id_().to_list()[1] > 100
