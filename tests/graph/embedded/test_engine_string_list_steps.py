@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 from gremlin_python.process.graph_traversal import GraphTraversalSource, __
-from gremlin_python.process.traversal import DT, Operator, P, Scope, T, WithOptions
+from gremlin_python.process.traversal import DT, Barrier, Operator, P, Scope, T, WithOptions
 
 from lineage_platform.errors import TraversalError
 
@@ -74,6 +74,26 @@ def test_sack(modern: GraphTraversalSource) -> None:
     assert total == pytest.approx(3.5)
     labels = g.with_sack("x").V(1).out_e().sack(Operator.assign).by(T.label).in_v().sack().to_list()
     assert sorted(labels) == ["created", "knows", "knows"]
+
+
+def test_barrier_merges_sacks_with_the_with_sack_operator(modern: GraphTraversalSource) -> None:
+    g = modern
+    # lop is reached three times: merged into one traverser whose sack is 1 + 1 + 1
+    assert sorted(g.with_bulk(False).with_sack(1, Operator.sum_).V().out().barrier().sack().to_list()) == [
+        1,
+        1,
+        1,
+        3,
+    ]
+    assert sorted(g.with_sack(1, Operator.sum_).V().out().barrier().sack().to_list()) == [1, 1, 1, 3, 3, 3]
+    # without a merge operator only equal sacks merge, and every traverser still counts
+    assert g.with_sack(1).V().out().barrier().sack().to_list() == [1] * 6
+    # normSack scales the sacks to add up to 1 before they merge back at marko
+    walk = g.with_bulk(False).with_sack(1.0, Operator.sum_).V(1)
+    assert walk.local(__.out("knows").barrier(Barrier.norm_sack)).in_("knows").barrier().sack().to_list() == [
+        1.0
+    ]
+    assert g.with_sack(1.0).V(1).out().barrier(Barrier.norm_sack).sack().to_list() == [1 / 3] * 3
 
 
 def test_branch_takes_every_matching_option(modern: GraphTraversalSource) -> None:
