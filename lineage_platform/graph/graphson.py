@@ -59,7 +59,7 @@ class GraphSONFormatError(GraphError):
 class IdStrategy(StrEnum):
     """How element ids from the file reach the graph."""
 
-    KEEP = "keep"  # write the file's vertex and edge ids (embedded engine, TinkerGraph)
+    KEEP = "keep"  # write the file's vertex, edge and vertex-property ids (embedded engine, TinkerGraph)
     GENERATE = "generate"  # let the graph choose ids and map old -> new for edges (JanusGraph default)
 
 
@@ -500,6 +500,8 @@ def _add_vertex(vertex: VertexRecord, keep_ids: bool) -> GraphTraversal:
         counts[prop.key] = counts.get(prop.key, 0) + 1
     for prop in vertex.properties:
         meta = [item for pair in prop.meta.items() for item in pair]
+        if keep_ids and prop.id is not None:
+            meta += [T.id, prop.id]
         if counts[prop.key] > 1:
             step = step.property(Cardinality.list_, prop.key, prop.value, *meta)
         else:

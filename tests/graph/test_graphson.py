@@ -49,8 +49,10 @@ def graph_elements(path: Path, *, with_ids: bool = True) -> tuple[dict, dict]:
     records = [parse_vertex_line(line) for line in path.read_text().splitlines() if line.strip()]
     names = {r.id: next((p.value for p in r.properties if p.key == "name"), r.id) for r in records}
     for record in records:
-        # vertex-property ids are left out: the graph chooses them on import
-        props = sorted((p.key, repr(p.value), _freeze(p.meta)) for p in record.properties)
+        # vertex-property ids count only when element ids are kept (otherwise the graph chooses them)
+        props = sorted(
+            (p.key, repr(p.value), _freeze(p.meta), p.id if with_ids else None) for p in record.properties
+        )
         vertices[record.id if with_ids else names[record.id]] = (record.label, props)
         for edge in record.out_edges:
             ends = (record.id, edge.other) if with_ids else (names[record.id], names[edge.other])

@@ -278,12 +278,15 @@ class EmbeddedGraph:
             elif name == "withSack":
                 initial = args[0]
                 compiler.sack_initial = lambda initial=initial: copy.deepcopy(initial)
+                compiler.sack_merge = args[-1] if len(args) > 1 else None  # (initial, [split,] merge)
+            elif name == "withBulk":
+                compiler.bulk = bool(args[0]) if args else True
             elif name == "withStrategies":
                 for strategy in args:
                     self._check_strategy(strategy, mutating)
                     if _strategy_name(strategy) == "ProductiveByStrategy":
                         compiler.productive_by = True
-            elif name in ("withoutStrategies", "with", "withBulk", "withPath"):
+            elif name in ("withoutStrategies", "with", "withPath"):
                 continue
             elif name == "withComputer":
                 raise _olap_refused()

@@ -68,3 +68,8 @@ def by_functions(by_args: list[list[Any]], compiler: Compiler, step_name: str) -
         else:
             out.append(value_function(args[0], compiler, step_name))
     return out
+
+
+def round_robin(bys: list[ByFn], index: int) -> ByFn | None:
+    """The by() that applies to the index-th item (by()s are reused in turn)."""
+    return bys[index % len(bys)] if bys else None

@@ -269,6 +269,10 @@ class Compiler:
         # withSideEffect(key, initial, Operator): how aggregate()/store() fold values into that side effect
         self.side_effect_operators: dict[str, Any] = {}
         self.sack_initial: Callable[[], Any] | None = None
+        # withSack(initial, Operator): how barrier() merges the sacks of traversers it merges
+        self.sack_merge: Any = None
+        # withBulk(false): traversers barrier() merges count once
+        self.bulk = True
         self._compiled: dict[int, tuple[Any, Pipeline]] = {}
         # traversers grouped so far by named group()/groupCount() side effects (steps naming the same key share it)
         self.group_members: dict[str, dict[Any, tuple[Any, list[Trav]]]] = {}

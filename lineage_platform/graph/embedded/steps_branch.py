@@ -1,4 +1,4 @@
-"""Branching steps: repeat, union, coalesce, optional, choose, local, map, flatMap, barrier, fail."""
+"""Branching steps: repeat, union, coalesce, optional, choose, local, map, flatMap, fail."""
 
 from __future__ import annotations
 
@@ -398,16 +398,6 @@ def compile_map(call: StepCall, c: Compiler) -> StepFn:
     return lambda travs: (
         t.split(r.obj) for t in travs for r in branch.run((t.alone(),)) for _ in range(r.bulk)
     )
-
-
-@step("barrier")
-def compile_barrier(call: StepCall, c: Compiler) -> StepFn:
-    """barrier(): collect the stream and merge equal traversers."""
-
-    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
-        yield from merge_bulks([t.with_bulk(t.bulk) for t in travs])
-
-    return run
 
 
 @step("fail")

@@ -12,7 +12,7 @@ from gremlin_python.process.traversal import Bytecode, P, Pop, Scope, T
 from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.access import flatten_ids, token_value, values_of
 from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPropRec, VertexRec
-from lineage_platform.graph.embedded.modulation import NOTHING, by_functions
+from lineage_platform.graph.embedded.modulation import NOTHING, ByFn, by_functions, round_robin
 from lineage_platform.graph.embedded.pipeline import (
     Compiler,
     Pipeline,
@@ -303,7 +303,8 @@ def compile_dedup(call: StepCall, c: Compiler) -> StepFn:
             values = [select_value(t, label, Pop.last, "dedup") for label in labels]
             if by is not None:
                 values = [by(t.replace(v)) for v in values]
-            return hash_key(values)
+            # a label whose by() gives nothing drops the traverser, as without labels
+            return NOTHING if any(v is NOTHING for v in values) else hash_key(values)
         value = by(t) if by is not None else t.obj
         return NOTHING if value is NOTHING else hash_key(value)
 
@@ -436,7 +437,9 @@ def compile_tail(call: StepCall, c: Compiler) -> StepFn:
     return run
 
 
-def _path_slice(t: Trav, call: StepCall) -> list[Any]:
+def _path_slice(t: Trav, call: StepCall, bys: list[ByFn]) -> list[Any] | None:
+    """Keys of the path's objects between from() and to(), projected by the by()s in turn; None when a by()
+    gives nothing."""
     entries = t.path.entries() if t.path is not None else []
     start, end = 0, len(entries)
     for name, args in call.modulators:
@@ -445,17 +448,26 @@ def _path_slice(t: Trav, call: StepCall) -> list[Any]:
             start = matches[0]
         elif name == "to" and matches:
             end = matches[-1] + 1
-    return [hash_key(e.obj) for e in entries[start:end]]
+    keys = []
+    for i, entry in enumerate(entries[start:end]):
+        by = round_robin(bys, i)
+        value = entry.obj if by is None else by(t.replace(entry.obj))
+        if value is NOTHING:
+            return None
+        keys.append(hash_key(value))
+    return keys
 
 
 @step("simplePath", "cyclicPath")
 def compile_simple_path(call: StepCall, c: Compiler) -> StepFn:
-    """simplePath(): no repeated objects on the path; cyclicPath(): some repeated object."""
+    """simplePath(): no repeated objects on the path; cyclicPath(): some repeated object. by() compares
+    projections of the objects instead; an object the by() gives nothing for drops the traverser."""
     want_simple = call.name == "simplePath"
+    bys = by_functions(call.modulator_args("by"), c, call.name)
 
     def keep(t: Trav) -> bool:
-        keys = _path_slice(t, call)
-        return (len(set(keys)) == len(keys)) == want_simple
+        keys = _path_slice(t, call, bys)
+        return keys is not None and (len(set(keys)) == len(keys)) == want_simple
 
     return lambda travs: (t for t in travs if keep(t))
 

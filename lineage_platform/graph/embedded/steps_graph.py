@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from gremlin_python.process.traversal import Cardinality, CardinalityValue, T
+from gremlin_python.process.traversal import Cardinality, CardinalityValue, Pop, T
 from gremlin_python.structure.graph import Edge, Element, Vertex
 
 from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.access import flatten_ids, lookup
 from lineage_platform.graph.embedded.memgraph import EdgeRec, MemGraph, PropRec, VertexPropRec, VertexRec
+from lineage_platform.graph.embedded.modulation import NOTHING
 from lineage_platform.graph.embedded.pipeline import SEED, Compiler, StepCall, StepFn, Trav, as_bytecode, step
 from lineage_platform.graph.embedded.predicates import equality_values
+from lineage_platform.graph.embedded.scoping import select_value
 from lineage_platform.graph.embedded.steps_filter import element_test
 
 
@@ -183,11 +185,12 @@ def _check_label(label: Any, step_name: str) -> None:
 
 
 def _endpoint(value: Any, t: Trav, c: Compiler, step_name: str, which: str) -> VertexRec:
-    """Resolve from()/to() of addE: an as-label, a traversal, a vertex or a vertex id."""
-    if isinstance(value, str) and t.path is not None:
-        labelled = t.path.labelled(value)
-        if labelled:
-            value = labelled[-1]
+    """Resolve from()/to() of addE: a name select() resolves (side effect or as-label), a traversal, a vertex or a
+    vertex id."""
+    if isinstance(value, str):
+        selected = select_value(t, value, Pop.last, step_name, c.side_effects)
+        if selected is not NOTHING:
+            value = selected
     else:
         value = evaluate_arg(value, t, c, step_name)
     if isinstance(value, VertexRec):
@@ -299,7 +302,8 @@ def set_property(
             if same:
                 _set_meta(graph, same[0], meta, source, c)
                 return
-        vp = graph.add_vertex_property(obj, key, value)
+        vpid, meta = _property_id(meta, source, c)
+        vp = graph.add_vertex_property(obj, key, value, vpid)
         _set_meta(graph, vp, meta, source, c)
     elif isinstance(obj, EdgeRec):
         if cardinality not in (None, Cardinality.single) or meta:
@@ -321,6 +325,18 @@ def set_property(
             f"property() needs a graph element but got {type(obj).__name__} {obj!r}",
             hint="apply property() to vertices, edges or vertex properties",
         )
+
+
+def _property_id(meta: list[Any], source: Trav, c: Compiler) -> tuple[Any, list[Any]]:
+    """A vertex property's own id given as ``T.id, x`` among its meta pairs (as TinkerGraph takes it), and the
+    remaining meta pairs; the id is None when not given."""
+    vpid, rest = None, []
+    for i in range(0, len(meta), 2):
+        if meta[i] == T.id:
+            vpid = evaluate_arg(meta[i + 1], source, c, "property")
+        else:
+            rest += meta[i : i + 2]
+    return vpid, rest
 
 
 def _set_meta(graph: MemGraph, vp: VertexPropRec, meta: list[Any], source: Trav, c: Compiler) -> None:

@@ -33,14 +33,15 @@ def _incoming(t: Trav, step_name: str) -> list[Any] | dict[Any, Any]:
     )
 
 
-def _argument(arg: Any, c: Compiler, step_name: str) -> Callable[[Trav], Any]:
-    """The list argument of a list step: a constant or the first result of a traversal."""
+def _argument(arg: Any, c: Compiler, step_name: str) -> Callable[[Trav, Any], Any]:
+    """The list argument of a list step, resolved against the traverser and its incoming value: a constant or
+    the first result of a traversal. merge() of an incoming map takes a map argument instead."""
     nested = as_bytecode(arg)
     if nested is None and arg is None:
         raise TraversalError(f"Argument provided for {step_name} step can't be null", hint="pass a list")
     pipeline = c.compile(nested) if nested is not None else None
 
-    def resolve(t: Trav) -> Any:
+    def resolve(t: Trav, incoming: Any) -> Any:
         if pipeline is None:
             found = arg
         else:
@@ -51,13 +52,25 @@ def _argument(arg: Any, c: Compiler, step_name: str) -> Callable[[Trav], Any]:
                     f"traversal argument for {step_name} step must yield an iterable type, not null",
                     hint="make the argument traversal produce a list",
                 )
-            if not isinstance(found, (list, tuple, set, frozenset, dict)):
+        if isinstance(incoming, dict):  # only merge() accepts an incoming map
+            if not isinstance(found, dict):
                 raise TraversalError(
-                    f"traversal argument for {step_name} step must yield an iterable type, encountered {found!r}",
-                    hint="fold() inside the argument traversal",
+                    f"{step_name} step expected provided argument to evaluate to a Map, "
+                    f"encountered {type(found).__name__}",
+                    hint="merge maps with maps, lists with lists",
                 )
-        if isinstance(found, dict) and step_name == "merge":
             return found
+        if pipeline is not None and not isinstance(found, (list, tuple, set, frozenset)):
+            raise TraversalError(
+                f"traversal argument for {step_name} step must yield an iterable type, "
+                f"encountered {type(found).__name__}",
+                hint="fold() inside the argument traversal",
+            )
+        if isinstance(found, dict):
+            raise TraversalError(
+                f"step type mismatch: expected argument to be iterable but got map for {step_name} step",
+                hint="merge maps with maps, lists with lists",
+            )
         if not isinstance(found, (list, tuple, set, frozenset)):
             raise TraversalError(
                 f"{step_name} step can only take an array or an Iterable as an argument, encountered {found!r}",
@@ -86,13 +99,9 @@ def _set_operation(name: str, combine: Callable[[dict[Any, Any], dict[Any, Any]]
 
         def run(travs: Iterator[Trav]) -> Iterator[Trav]:
             for t in travs:
-                left, right = _incoming(t, name), other(t)
-                if isinstance(left, dict) or isinstance(right, dict):
-                    if not (isinstance(left, dict) and isinstance(right, dict)):
-                        raise TraversalError(
-                            f"{name}() needs two maps or two lists",
-                            hint="merge maps with maps, lists with lists",
-                        )
+                left = _incoming(t, name)
+                right = other(t, left)
+                if isinstance(left, dict):
                     yield t.split({**left, **right})
                     continue
                 yield t.split(combine(_distinct(left), _distinct(right)))
@@ -122,14 +131,24 @@ _set_operation("merge", lambda a, b: _as_set(list(a.values()) + [b[k] for k in b
 def compile_combine(call: StepCall, c: Compiler) -> StepFn:
     """combine(list): the incoming list followed by the argument's items (duplicates kept)."""
     other = _argument(call.args[0] if call.args else None, c, "combine")
-    return lambda travs: (t.split(list(_incoming(t, "combine")) + other(t)) for t in travs)
+
+    def combine(t: Trav) -> list[Any]:
+        incoming = _incoming(t, "combine")
+        return list(incoming) + other(t, incoming)
+
+    return lambda travs: (t.split(combine(t)) for t in travs)
 
 
 @step("product")
 def compile_product(call: StepCall, c: Compiler) -> StepFn:
     """product(list): every pair [incoming item, argument item]."""
     other = _argument(call.args[0] if call.args else None, c, "product")
-    return lambda travs: (t.split([[a, b] for a in _incoming(t, "product") for b in other(t)]) for t in travs)
+
+    def product(t: Trav) -> list[list[Any]]:
+        incoming = _incoming(t, "product")
+        return [[a, b] for a in incoming for b in other(t, incoming)]
+
+    return lambda travs: (t.split(product(t)) for t in travs)
 
 
 @step("conjoin")

@@ -14,9 +14,9 @@ from lineage_platform.graph.embedded.access import properties_of, token_value, v
 from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPropRec, VertexRec
 from lineage_platform.graph.embedded.modulation import (
     NOTHING,
-    ByFn,
     by_functions,
     column_value,
+    round_robin,
     value_function,
 )
 from lineage_platform.graph.embedded.pipeline import (
@@ -213,11 +213,6 @@ def compile_as(call: StepCall, c: Compiler) -> StepFn:
         return Trav(t.obj, t.bulk, relabelled, t.loops, t.sack)
 
     return lambda travs: (label(t) for t in travs)
-
-
-def round_robin(bys: list[ByFn], index: int) -> ByFn | None:
-    """The by() that applies to the index-th item (by()s are reused in turn)."""
-    return bys[index % len(bys)] if bys else None
 
 
 @step("path")

@@ -2,7 +2,8 @@
 
 The expression is parsed once with Python's `ast` and only numbers, variables, + - * / % ^, unary minus and a fixed
 set of functions are accepted, so no user text is ever executed. by() modulators apply to the variables in the
-order they first appear. The result is always a float, as in Gremlin.
+order they first appear. A function may go without parentheses, as exp4j allows (``sin _`` is ``sin(_)``). The
+result is always a float, as in Gremlin.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -64,6 +66,28 @@ _FUNCTIONS: dict[str, Callable[[float], float]] = {
 }
 
 
+_TOKEN = re.compile(r"\s*([A-Za-z_][A-Za-z_0-9]*|\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+|\S)")
+
+
+def _explicit_calls(expression: str) -> str:
+    """Add the parentheses exp4j (Gremlin's math engine) lets a function go without: a function name not
+    followed by ``(`` applies to the rest of its enclosing group, so ``sin _ + 1`` is ``sin(_ + 1)``."""
+    tokens = _TOKEN.findall(expression)
+    out: list[str] = []
+    pending = [0]  # parentheses to close at the end of each open group, innermost last
+    for i, token in enumerate(tokens):
+        if token == ")" and len(pending) > 1:
+            token = ")" * pending.pop() + token
+        out.append(token)
+        if token == "(":
+            pending.append(0)
+        elif token in _FUNCTIONS and (i + 1 == len(tokens) or tokens[i + 1] != "("):
+            out.append("(")
+            pending[-1] += 1
+    out.append(")" * pending[0])
+    return " ".join(filter(None, out))
+
+
 def _variables(tree: ast.AST) -> list[str]:
     """Variable names in order of first appearance (function names excluded)."""
     functions = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
@@ -106,7 +130,7 @@ def compile_math(call: StepCall, c: Compiler) -> StepFn:
     if not isinstance(expression, str):
         raise TraversalError("math() needs an expression string", hint="write math('_ + 1')")
     try:
-        tree = ast.parse(expression.replace("^", "**"), mode="eval")
+        tree = ast.parse(_explicit_calls(expression).replace("^", "**"), mode="eval")
     except SyntaxError as exc:
         raise TraversalError(
             f"math() cannot parse {expression!r}: {exc.msg}", hint="check the expression"

@@ -10,7 +10,7 @@ from gremlin_python.structure.graph import Element
 
 from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.access import lookup
-from lineage_platform.graph.embedded.memgraph import EdgeRec, VertexRec
+from lineage_platform.graph.embedded.memgraph import EdgeRec, VertexPropRec, VertexRec
 from lineage_platform.graph.embedded.pipeline import SEED, Compiler, StepCall, StepFn, Trav, as_bytecode, step
 from lineage_platform.graph.embedded.steps_graph import set_property
 from lineage_platform.graph.embedded.values import gremlin_eq
@@ -97,10 +97,26 @@ def _apply_properties(element: Any, values: dict[Any, Any], t: Trav, c: Compiler
             set_property(element, default, key, value, [], t, c)
 
 
-def _match_source(t: Trav, element: Any, c: Compiler) -> Trav:
-    """What an onMatch traversal reads: the incoming traverser mid-traversal, the matched element when the merge
-    step starts the traversal (there is no incoming object then), as in TinkerPop."""
-    return c.spawn(t, element) if t.obj is SEED else t
+def _on_match(
+    options: dict[Any, Any], t: Trav, element: Any, c: Compiler, step_name: str
+) -> dict[Any, Any] | None:
+    """The onMatch map for ``element``. An onMatch traversal reads the incoming traverser mid-traversal, the matched
+    element when the merge step starts the traversal (there is no incoming object then), as in TinkerPop, which
+    refuses an incoming element there (the traversal could not tell it from the match)."""
+    arg = options[Merge.on_match][0]
+    if t.obj is SEED:
+        source = c.spawn(t, element)
+    elif as_bytecode(arg) is not None and isinstance(t.obj, (VertexRec, EdgeRec, VertexPropRec)):
+        raise TraversalError(
+            f"The incoming traverser for {step_name} cannot be an Element",
+            hint="start the traversal with the merge step, or map the element to a map before it",
+        )
+    else:
+        source = t
+    on_match = _resolve_map(arg, source, c, step_name)
+    if on_match:
+        _check_keys(on_match, ())
+    return on_match
 
 
 def _options(call: StepCall, create_tokens: tuple[Any, ...]) -> dict[Any, Any]:
@@ -152,9 +168,8 @@ def compile_merge_v(call: StepCall, c: Compiler) -> StepFn:
             if matched:
                 for v in matched:
                     if Merge.on_match in options:
-                        on_match = _resolve_map(options[Merge.on_match][0], _match_source(t, v, c), c, name)
+                        on_match = _on_match(options, t, v, c, name)
                         if on_match:
-                            _check_keys(on_match, ())
                             default = options[Merge.on_match][1] if len(options[Merge.on_match]) > 1 else None
                             _apply_properties(v, on_match, t, c, default)
                     yield c.spawn(t, v)
@@ -247,9 +262,8 @@ def compile_merge_e(call: StepCall, c: Compiler) -> StepFn:
             if matched:
                 for e in matched:
                     if Merge.on_match in options:
-                        on_match = _resolve_map(options[Merge.on_match][0], _match_source(t, e, c), c, name)
+                        on_match = _on_match(options, t, e, c, name)
                         if on_match:
-                            _check_keys(on_match, ())
                             _apply_properties(e, on_match, t, c, None)
                     yield c.spawn(t, e)
                 continue

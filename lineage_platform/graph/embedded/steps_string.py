@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from gremlin_python.process.traversal import Pop, Scope
+from gremlin_python.structure.graph import Path
 
 from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.access import values_of
@@ -18,30 +19,48 @@ from lineage_platform.graph.embedded.pipeline import Compiler, StepCall, StepFn,
 from lineage_platform.graph.embedded.scoping import select_value
 
 
-def _string_only(step_name: str, fn: Callable[[str], Any]) -> Callable[[Any], Any]:
-    """Apply ``fn`` to strings; null stays null; anything else is an error naming the step."""
+class _NotAString(Exception):
+    """A string step met a value that is not a string; the step turns it into the error for its scope."""
+
+    def __init__(self, value: Any) -> None:
+        super().__init__(type(value).__name__)
+        self.type_name = type(value).__name__
+
+
+def _string_only(fn: Callable[[str], Any]) -> Callable[[Any], Any]:
+    """Apply ``fn`` to strings; null stays null; anything else raises :class:`_NotAString`."""
 
     def apply(value: Any) -> Any:
         if value is None:
             return None
         if not isinstance(value, str):
-            raise TraversalError(
-                f"The {step_name}() step can only take string as argument, encountered {type(value).__name__}",
-                hint=f"apply {step_name}() to strings (or use {step_name}(Scope.local) on a list of strings)",
-            )
+            raise _NotAString(value)
         return fn(value)
 
     return apply
 
 
 def _mapping_step(call: StepCall, fn: Callable[[Any], Any]) -> StepFn:
-    """A per-traverser map, applied to each list item with Scope.local."""
+    """A per-traverser map, applied to each list item with Scope.local; a non-string gets TinkerPop's
+    message for the step's scope."""
     local = bool(call.args) and call.args[0] == Scope.local
 
     def apply(t: Trav) -> Trav:
-        if local and isinstance(t.obj, (list, tuple)):
-            return t.split([fn(item) for item in t.obj])
-        return t.split(fn(t.obj))
+        try:
+            if local and isinstance(t.obj, (list, tuple)):
+                return t.split([fn(item) for item in t.obj])
+            return t.split(fn(t.obj))
+        except _NotAString as err:
+            if local:
+                raise TraversalError(
+                    f"The {call.name}(local) step can only take string or list of strings, "
+                    f"encountered {err.type_name}",
+                    hint=f"apply {call.name}(Scope.local) to strings or lists of strings",
+                ) from None
+            raise TraversalError(
+                f"The {call.name}() step can only take string as argument, encountered {err.type_name}",
+                hint=f"apply {call.name}() to strings (or use {call.name}(Scope.local) on a list of strings)",
+            ) from None
 
     return lambda travs: (apply(t) for t in travs)
 
@@ -71,21 +90,21 @@ def _register(name: str, make: Callable[[list[Any]], Callable[[Any], Any]]) -> N
 
 
 _register("asString", lambda args: as_string)
-_register("toLower", lambda args: _string_only("toLower", str.lower))
-_register("toUpper", lambda args: _string_only("toUpper", str.upper))
-_register("trim", lambda args: _string_only("trim", str.strip))
-_register("lTrim", lambda args: _string_only("lTrim", str.lstrip))
-_register("rTrim", lambda args: _string_only("rTrim", str.rstrip))
-_register("length", lambda args: _string_only("length", len))
+_register("toLower", lambda args: _string_only(str.lower))
+_register("toUpper", lambda args: _string_only(str.upper))
+_register("trim", lambda args: _string_only(str.strip))
+_register("lTrim", lambda args: _string_only(str.lstrip))
+_register("rTrim", lambda args: _string_only(str.rstrip))
+_register("length", lambda args: _string_only(len))
 
 
 def _split(args: list[Any]) -> Callable[[Any], Any]:
     separator = args[0] if args else None
     if separator == "":
-        return _string_only("split", list)
+        return _string_only(list)
     if separator is None:
-        return _string_only("split", str.split)
-    return _string_only("split", lambda s: s.split(separator))
+        return _string_only(str.split)
+    return _string_only(lambda s: s.split(separator))
 
 
 def _substring(args: list[Any]) -> Callable[[Any], Any]:
@@ -96,14 +115,14 @@ def _substring(args: list[Any]) -> Callable[[Any], Any]:
             )
     start = args[0]
     end = args[1] if len(args) > 1 else None
-    return _string_only("substring", lambda s: s[start:end])
+    return _string_only(lambda s: s[start:end])
 
 
 def _replace(args: list[Any]) -> Callable[[Any], Any]:
     old, new = args[0], args[1]
     if old is None:
-        return _string_only("replace", lambda s: s)
-    return _string_only("replace", lambda s: s.replace(old, "" if new is None else new))
+        return _string_only(lambda s: s)
+    return _string_only(lambda s: s.replace(old, "" if new is None else new))
 
 
 def _reverse_value(value: Any) -> Any:
@@ -111,6 +130,8 @@ def _reverse_value(value: Any) -> Any:
         return value[::-1]
     if isinstance(value, (list, tuple)):
         return list(reversed(value))
+    if isinstance(value, Path):  # iterable in Java, so reversed into a list of its objects
+        return list(reversed(value.objects))
     return value
 
 
@@ -121,7 +142,7 @@ _register("replace", _replace)
 
 @step("reverse")
 def compile_reverse(call: StepCall, c: Compiler) -> StepFn:
-    """reverse(): strings and lists reversed, anything else unchanged."""
+    """reverse(): strings reversed, lists and paths into reversed lists, anything else unchanged."""
     return lambda travs: (t.split(_reverse_value(t.obj)) for t in travs)
 
 

@@ -55,15 +55,18 @@ def fold_start_filters(calls: list[StepCall], context: Context) -> list[StepCall
     out: list[StepCall] = []
     for call in calls:
         host = out[-1] if out else None
-        if (
-            host is not None
-            and call.name in _FOLDS.get(host.name, ())
-            and not call.modulators
-            and (not host.modulators or host.name in ("addV", "addE"))
-        ):
+        if host is None or call.name not in _FOLDS.get(host.name, ()):
+            out.append(call)
+        elif host.name == "addE" and all(name in ("from", "to") for name, _ in call.modulators):
+            # addE().property(...).from(x): from()/to() modulate the addE() the property() was folded into
+            bare = replace(call, modulators=[])
+            out[-1] = replace(
+                host, folded=[*host.folded, bare], modulators=[*host.modulators, *call.modulators]
+            )
+        elif not call.modulators and (not host.modulators or host.name in ("addV", "addE")):
             out[-1] = replace(host, folded=[*host.folded, call])
-            continue
-        out.append(call)
+        else:
+            out.append(call)
     return out
 
 

@@ -95,3 +95,18 @@ def test_constant_option_maps_are_checked_before_anything_is_written(g: GraphTra
     with pytest.raises(TraversalError, match="hidden key: ~label"):
         g.merge_v({}).option(Merge.on_match, {"~label": "vertex"}).iterate()
     assert g.V().count().next() == 0
+
+
+def test_on_match_traversal_refuses_an_incoming_element(g: GraphTraversalSource) -> None:
+    g.add_v("person").property("name", "marko").iterate()
+    with pytest.raises(TraversalError, match="incoming traverser for MergeVertexStep cannot be an Element"):
+        g.V().merge_v({}).option(Merge.on_match, __.constant({"age": 1})).iterate()
+    assert g.V().values("age").to_list() == []
+    # a constant onMatch map needs no incoming object and is fine mid-traversal
+    g.V().merge_v({}).option(Merge.on_match, {"age": 2}).iterate()
+    assert g.V().values("age").to_list() == [2]
+    # started by the merge step, the onMatch traversal reads the matched element
+    g.merge_v({"name": "marko"}).option(
+        Merge.on_match, __.side_effect(__.property("seen", True)).constant({})
+    ).iterate()
+    assert g.V().values("seen").to_list() == [True]

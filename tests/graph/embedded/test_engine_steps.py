@@ -256,3 +256,47 @@ def test_within_keeps_gremlin_equality_over_many_candidates(modern: GraphTravers
     # numbers match across widths, never bools; NaN matches nothing
     assert names(g.V().has("age", P.within(27.0, True, float("nan"), "29"))) == ["vadas"]
     assert g.inject(True, 1, 1.0, "a", [1, 2]).is_(P.within(True, [1, 2])).to_list() == [True, [1, 2]]
+
+
+def test_add_e_to_resolves_a_side_effect(modern: GraphTraversalSource) -> None:
+    peter = modern.V(6).next()
+    edge = modern.with_side_effect("b", peter).V(1).add_e("knows").to("b").in_v().values("name").to_list()
+    assert edge == ["peter"]
+
+
+def test_path_filters_and_dedup_labels_compare_by_projections(modern: GraphTraversalSource) -> None:
+    g = modern
+    # marko-lop-marko drops out: lop has no age to compare
+    assert g.V(1).both().both().cyclic_path().by("age").count().next() == 2
+    # marko and vadas are different vertices, but both are persons
+    assert len(g.V(1).out("knows").simple_path().to_list()) == 2
+    assert g.V(1).out("knows").simple_path().by(T.label).to_list() == []
+    pairs = g.V(1).as_("a").both().as_("b").dedup("a", "b").by("age").select("b").by("name").to_list()
+    assert sorted(pairs) == ["josh", "vadas"]
+
+
+def test_add_e_from_to_after_its_properties(g: GraphTraversalSource) -> None:
+    ends = (
+        g.add_v("person")
+        .as_("a")
+        .add_v("person")
+        .as_("b")
+        .add_e("knows")
+        .property("weight", 1)
+        .from_("a")
+        .to("b")
+        .project("out", "in")
+        .by(__.out_v().id_())
+        .by(__.in_v().id_())
+        .next()
+    )
+    assert ends["out"] != ends["in"]
+    assert g.E().values("weight").to_list() == [1]
+
+
+def test_vertex_property_takes_its_id_from_t_id(g: GraphTraversalSource) -> None:
+    g.add_v("person").property("name", "marko", T.id, 100, "since", 2020).iterate()
+    assert g.V().properties("name").id_().to_list() == [100]
+    assert g.V().properties("name").values("since").to_list() == [2020]
+    g.add_v("person").property("name", "vadas").iterate()  # generated ids continue past the given one
+    assert g.V().properties("name").id_().to_list()[1] > 100

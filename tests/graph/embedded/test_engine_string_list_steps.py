@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 from gremlin_python.process.graph_traversal import GraphTraversalSource, __
-from gremlin_python.process.traversal import DT, Operator, P, Scope, T, WithOptions
+from gremlin_python.process.traversal import DT, Barrier, Operator, P, Scope, T, WithOptions
 
 from lineage_platform.errors import TraversalError
 
@@ -25,6 +25,17 @@ def test_string_steps(g: GraphTraversalSource) -> None:
     assert g.inject(["a", "B"]).to_upper(Scope.local).to_list() == [["A", "B"]]
     with pytest.raises(TraversalError, match=r"toUpper\(\) step can only take string"):
         g.inject(1).to_upper().to_list()
+    with pytest.raises(
+        TraversalError, match=r"The lTrim\(local\) step can only take string or list of strings"
+    ):
+        g.inject([" a", 1]).l_trim(Scope.local).to_list()
+
+
+def test_reverse_turns_a_path_into_a_reversed_list(modern: GraphTraversalSource) -> None:
+    assert modern.V(1).out("knows").path().by("name").reverse().to_list() == [
+        ["vadas", "marko"],
+        ["josh", "marko"],
+    ]
 
 
 def test_list_steps(g: GraphTraversalSource) -> None:
@@ -40,6 +51,18 @@ def test_list_steps(g: GraphTraversalSource) -> None:
         g.inject("x").combine([1]).to_list()
 
 
+def test_merge_argument_must_match_the_incoming_kind(g: GraphTraversalSource) -> None:
+    with pytest.raises(
+        TraversalError, match="expected provided argument to evaluate to a Map, encountered str"
+    ):
+        g.inject({"a": 1}).merge(__.constant("b")).to_list()
+    with pytest.raises(TraversalError, match="traversal argument for merge step must yield an iterable type"):
+        g.inject([1]).merge(__.constant({"b": 2})).to_list()
+    with pytest.raises(TraversalError, match="expected argument to be iterable but got map"):
+        g.inject([1]).merge({"b": 2}).to_list()
+    assert g.inject({"a": 1}).merge(__.constant({"a": 2, "b": 3})).to_list() == [{"a": 2, "b": 3}]
+
+
 def test_any_all(g: GraphTraversalSource) -> None:
     assert g.inject([1, 5], [6, 7]).all_(P.gt(4)).to_list() == [[6, 7]]
     assert g.inject([1, 5], [2, 3]).any_(P.gt(4)).to_list() == [[1, 5]]
@@ -51,6 +74,26 @@ def test_sack(modern: GraphTraversalSource) -> None:
     assert total == pytest.approx(3.5)
     labels = g.with_sack("x").V(1).out_e().sack(Operator.assign).by(T.label).in_v().sack().to_list()
     assert sorted(labels) == ["created", "knows", "knows"]
+
+
+def test_barrier_merges_sacks_with_the_with_sack_operator(modern: GraphTraversalSource) -> None:
+    g = modern
+    # lop is reached three times: merged into one traverser whose sack is 1 + 1 + 1
+    assert sorted(g.with_bulk(False).with_sack(1, Operator.sum_).V().out().barrier().sack().to_list()) == [
+        1,
+        1,
+        1,
+        3,
+    ]
+    assert sorted(g.with_sack(1, Operator.sum_).V().out().barrier().sack().to_list()) == [1, 1, 1, 3, 3, 3]
+    # without a merge operator only equal sacks merge, and every traverser still counts
+    assert g.with_sack(1).V().out().barrier().sack().to_list() == [1] * 6
+    # normSack scales the sacks to add up to 1 before they merge back at marko
+    walk = g.with_bulk(False).with_sack(1.0, Operator.sum_).V(1)
+    assert walk.local(__.out("knows").barrier(Barrier.norm_sack)).in_("knows").barrier().sack().to_list() == [
+        1.0
+    ]
+    assert g.with_sack(1.0).V(1).out().barrier(Barrier.norm_sack).sack().to_list() == [1 / 3] * 3
 
 
 def test_branch_takes_every_matching_option(modern: GraphTraversalSource) -> None:
@@ -84,6 +127,9 @@ def test_math(modern: GraphTraversalSource) -> None:
     assert g.V(1).as_("a").out("knows").as_("b").math("b - a").by("age").to_list() == [-2.0, 3.0]
     assert g.inject(4).math("sqrt(_) ^ 3").to_list() == [8.0]
     assert g.inject(1).math("_ / 0").to_list() == [float("inf")]
+    # exp4j's functions without parentheses apply to the rest of their group
+    assert g.inject(3).math("abs _ - 5").to_list() == [2.0]
+    assert g.inject(3).math("(sqrt _ + 1) * 2").to_list() == [4.0]
     with pytest.raises(TraversalError, match="cannot evaluate"):
         g.inject(1).math("__import__('os')").to_list()
 

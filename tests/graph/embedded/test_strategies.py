@@ -39,6 +39,9 @@ def test_fold_start_filters_folds_has_steps_into_v_and_properties_into_add_v() -
     ]
     adds = _calls(__.add_v("t").property("k", 1).property("j", 2))
     assert _text(fold_start_filters(adds, ROOT)) == ["addV('t', property('k', 1), property('j', 2))"]
+    # from()/to() written after a property() modulate the addE() it folds into
+    edge = _calls(__.add_e("e").property("k", 1).from_("a").to("b"))
+    assert _text(fold_start_filters(edge, ROOT)) == ["addE('e', property('k', 1)).from('a').to('b')"]
 
 
 def test_fold_start_filters_leaves_modulated_steps_and_its_input_alone() -> None:
