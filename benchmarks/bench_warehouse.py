@@ -36,6 +36,7 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.kafka_broker starts the Tansu broker
 
 import warehouse_gen  # beside this script
+from bench_collector import POLL_RECORDS, baseline_consume
 from gremlin_python.process.graph_traversal import __
 from gremlin_python.process.traversal import P, T
 
@@ -57,7 +58,6 @@ HOPS = (3, 10, 20)
 REPEATS = 5
 FANOUT = 1_000_000  # no fan-out cap: the whole result, as the baselines collect it
 LIMIT = 10_000_000
-POLL_RECORDS = 100
 POLL_INTERVAL_MS = 120_000
 OPEN_SCRIPT = """
 import json, os, sys, time, psutil
@@ -156,32 +156,6 @@ def bulk(logs: Path, catalog: dict, url: str, state: Path, master: str) -> tuple
     return rows, summary
 
 
-def _plain_consume(bootstrap: str, topic: str, total: int) -> float:
-    from kafka import KafkaConsumer
-
-    consumer = KafkaConsumer(
-        topic,
-        bootstrap_servers=bootstrap,
-        group_id=f"{topic}-plain",
-        enable_auto_commit=False,
-        auto_offset_reset="earliest",
-        max_poll_interval_ms=3000,
-        session_timeout_ms=3000,
-        heartbeat_interval_ms=1000,
-        fetch_max_wait_ms=100,
-    )
-    seen, first = 0, None
-    while seen < total:
-        for records in consumer.poll(timeout_ms=500, max_records=POLL_RECORDS).values():
-            for record in records:
-                json.loads(record.value)
-            seen += len(records)
-            consumer.commit()
-            first = first or (time.perf_counter(), seen)
-    consumer.close()
-    return (seen - first[1]) / max(1e-9, time.perf_counter() - first[0])
-
-
 def collect_day(
     warehouse: warehouse_gen.Warehouse, catalog: dict, url: str, events: int, seed: int
 ) -> list[Row]:
@@ -205,7 +179,7 @@ def collect_day(
             producer.send(topic, value)
         producer.flush()
         producer.close()
-        plain = _plain_consume(bootstrap, topic, len(values))
+        plain = baseline_consume(bootstrap, topic, len(values))
         ticks: list[tuple[float, int]] = []
         options = CollectorOptions(
             bootstrap_servers=bootstrap,
