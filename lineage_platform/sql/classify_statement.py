@@ -294,7 +294,27 @@ def _alter(analysis: StatementAnalysis, alter: exp.Alter) -> None:
             analysis.inputs.append(Dataset(_qualified(analysis, table), _kind(analysis, table)))
             analysis.outputs.append(Dataset(_qualified(analysis, table), _kind(analysis, table)))
     else:
-        analysis.operation = "OTHER"
+        analysis.operation = "OTHER"  # no data moves, so no lineage
+        name = _qualified(analysis, alter.this) if isinstance(alter.this, exp.Table) else None
+        known = analysis.session.columns_of(name) if name else None
+        if known and (added := _added_columns(actions)):  # later statements see the new columns (``*``)
+            analysis.effect = SessionEffect(tables=((name, tuple(dict.fromkeys((*known, *added)))),))
+
+
+def _added_columns(actions: list[exp.Expression]) -> tuple[str, ...]:
+    """Names of the columns an ALTER TABLE adds, in order.
+
+    >>> from sqlglot import parse_one
+    >>> _added_columns(parse_one("ALTER TABLE t ADD COLUMNS (a INT, B STRING)", read="hive").args["actions"])
+    ('a', 'b')
+    """
+    definitions = []
+    for action in actions:
+        if isinstance(action, exp.ColumnDef):
+            definitions.append(action)
+        elif isinstance(action, exp.Schema):
+            definitions.extend(c for c in action.expressions if isinstance(c, exp.ColumnDef))
+    return tuple(dict.fromkeys(c.name.lower() for c in definitions))
 
 
 def _rename(analysis: StatementAnalysis, table: exp.Table, to: exp.Table, *, in_place: bool) -> None:
