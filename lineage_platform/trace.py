@@ -43,9 +43,7 @@ _EDGE_KEYS = (
 RESULT_PREFIX = RESULT_DATASET + ":"  # qualifiedName prefix of a SELECT's result and of its columns
 
 
-def _runs() -> GraphTraversal:
-    """Anonymous traversal from a process to the element maps of its latest five runs."""
-    return __.latest_runs(5).element_map().fold()
+LATEST_RUNS = 5  # the runs a trace carries per process, newest first
 
 
 @dataclass
@@ -192,7 +190,7 @@ def _hop(
         return (
             processes.project("p", "runs", "n")
             .by(__.element_map())
-            .by(_runs())
+            .by(__.run_maps(LATEST_RUNS))
             .by(neighbours.id_().limit(fanout + 1).fold())
             .limit(fanout + 1)
         )
@@ -384,7 +382,13 @@ def _load_processes(g: LineageTraversalSource, result: LineageGraph, provenance:
     names = {e.process for e in result.edges}
     missing = names - provenance.keys()
     if missing:
-        rows = g.processes(*missing).project("p", "runs").by(__.element_map()).by(_runs()).to_list()
+        rows = (
+            g.processes(*missing)
+            .project("p", "runs")
+            .by(__.element_map())
+            .by(__.run_maps(LATEST_RUNS))
+            .to_list()
+        )
         provenance.update(
             (process.qualified_name, process) for process in (_process(r["p"], r["runs"]) for r in rows)
         )

@@ -124,6 +124,16 @@ class LineageTraversal(GraphTraversal):
         """From a process to its ``count`` latest runs, newest first."""
         return self.runs().order().by(Key.START_TIME, Order.desc).limit(count)
 
+    def run_maps(self, latest: int | None = None) -> LineageTraversal:
+        """From a process to one list: the element maps of its runs (all of them, or its ``latest`` runs newest
+        first), so a process is read with its runs in one ``project(...).by(__.run_maps())``."""
+        runs = self.runs() if latest is None else self.latest_runs(latest)
+        return runs.element_map().fold()
+
+    def partitions(self) -> LineageTraversal:
+        """From a dataset to the partitions the NetFlow catalog holds for it."""
+        return self.out(EdgeLabel.HAS_PARTITION)
+
     def taggings(self) -> LineageTraversal:
         """From a vertex to its label edges (declared and propagated)."""
         return self.out_e(EdgeLabel.TAGGED_WITH)

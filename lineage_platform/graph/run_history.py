@@ -26,16 +26,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from gremlin_python.process.graph_traversal import GraphTraversalSource, __
+from gremlin_python.process.graph_traversal import GraphTraversalSource
 from gremlin_python.process.traversal import Direction, Merge, P, T
 from gremlin_python.statics import long
 
 from lineage_platform.errors import ConfigError
+from lineage_platform.graph.dsl import __, lineage_source
 from lineage_platform.graph.outbox import change_set
-from lineage_platform.graph.writer import edge_guid, guid
+from lineage_platform.graph.vocabulary import EdgeLabel, Key, VertexLabel
+from lineage_platform.graph.writer import edge_guid, guid, type_name
 
-RUN_DAY = "runDay"
-HAS_RUN_DAY = "hasRunDay"
+RUN_DAY, HAS_RUN_DAY = VertexLabel.RUN_DAY, EdgeLabel.HAS_RUN_DAY
 CHUNK = 100  # processes whose old runs are rolled up and dropped in one transaction
 
 
@@ -91,11 +92,11 @@ class _Day:
 
     def properties(self) -> dict[str, Any]:
         return {
-            "runs": long(self.runs),
-            "firstStart": self.first_start,
-            "lastStart": self.last_start,
-            "statuses": json.dumps(dict(sorted(self.statuses.items()))),
-            "runKeys": json.dumps(sorted(self.keys)),
+            Key.RUNS: long(self.runs),
+            Key.FIRST_START: self.first_start,
+            Key.LAST_START: self.last_start,
+            Key.STATUSES: json.dumps(dict(sorted(self.statuses.items()))),
+            Key.RUN_KEYS: json.dumps(sorted(self.keys)),
         }
 
 
@@ -119,24 +120,23 @@ def compact_runs(
     it; see the module docstring."""
     started = time.perf_counter()
     before = cutoff(keep_days, as_of)
-    old_runs = __.out("hasRun").has("startTime", P.lt(before))
-    owners = (
-        g.V().has_label("process").where(old_runs).id_().to_list()
-    )  # one pass over processes and their runs
+    old_runs = __.runs().has(Key.START_TIME, P.lt(before))
+    owners = lineage_source(g).processes().where(old_runs).id_().to_list()  # one pass over processes and runs
     summary = CompactSummary(processes=len(owners))
     for start in range(0, len(owners), chunk):
         with change_set(g, atomic=True) as (gtx, ops):
             rows = (
-                gtx.V(*owners[start : start + chunk])
+                lineage_source(gtx)
+                .V(*owners[start : start + chunk])
                 .as_("process")
-                .out("hasRun")
-                .has("startTime", P.lt(before))
+                .runs()
+                .has(Key.START_TIME, P.lt(before))
                 .project("id", "key", "process", "start", "status")
                 .by(T.id)
-                .by(__.values("qualifiedName"))
+                .by(__.qualified_name())
                 .by(__.select("process").id_())
-                .by(__.values("startTime"))
-                .by(__.coalesce(__.values("status"), __.constant("UNKNOWN")))
+                .by(__.values(Key.START_TIME))
+                .by(__.coalesce(__.values(Key.STATUS), __.constant("UNKNOWN")))
                 .to_list()
             )
             days = _roll_up(rows)
@@ -163,22 +163,20 @@ def _write_days(
 ) -> None:
     """Merge the roll-ups into the graph's (creating those it lacks) and link each to its process."""
     keys = list(runs)
-    found = (
-        g.V(*{process for process, _ in keys}).project("id", "name").by(T.id).by(__.values("qualifiedName"))
-    )
+    found = g.V(*{process for process, _ in keys}).project("id", "name").by(T.id).by(__.qualified_name())
     process_names = {row["id"]: row["name"] for row in found.to_list()}
     qualified = {key: f"runday:{process_names[key[0]].removeprefix('process:')}:{key[1]}" for key in keys}
     existing = {
         row["name"]: row
         for row in g.V()
-        .has(RUN_DAY, "qualifiedName", P.within(*qualified.values()))
+        .has(RUN_DAY, Key.QUALIFIED_NAME, P.within(*qualified.values()))
         .project("name", "runs", "first", "last", "statuses", "keys")
-        .by(__.values("qualifiedName"))
-        .by(__.values("runs"))
-        .by(__.values("firstStart"))
-        .by(__.values("lastStart"))
-        .by(__.values("statuses"))
-        .by(__.values("runKeys"))
+        .by(__.qualified_name())
+        .by(__.values(Key.RUNS))
+        .by(__.values(Key.FIRST_START))
+        .by(__.values(Key.LAST_START))
+        .by(__.values(Key.STATUSES))
+        .by(__.values(Key.RUN_KEYS))
         .to_list()
     }
     token = long(time.time_ns() // 1_000_000)
@@ -190,16 +188,16 @@ def _write_days(
             days[key].add(run["key"], run["start"], run["status"])
     rows = [
         {
-            "match": {T.label: RUN_DAY, "qualifiedName": qualified[key]},
+            "match": {T.label: RUN_DAY, Key.QUALIFIED_NAME: qualified[key]},
             "create": {
-                "guid": guid(RUN_DAY, qualified[key]),
-                "name": key[1],
-                "typeName": "Process",
-                "kind": RUN_DAY,
-                "createTime": token,
-                "createBy": "lineage",
-                "version": 1,
-                "day": key[1],
+                Key.GUID: guid(RUN_DAY, qualified[key]),
+                Key.NAME: key[1],
+                Key.TYPE_NAME: type_name(RUN_DAY),
+                Key.KIND: RUN_DAY,
+                Key.CREATE_TIME: token,
+                Key.CREATE_BY: "lineage",
+                Key.VERSION: 1,
+                Key.DAY: key[1],
                 **days[key].properties(),
             },
             "update": days[key].properties(),
@@ -218,12 +216,12 @@ def _write_days(
         {
             "match": {T.label: HAS_RUN_DAY, Direction.OUT: key[0], Direction.IN: vertex},
             "create": {
-                "createTime": token,
-                "guid": edge_guid(
-                    HAS_RUN_DAY, ("process", process_names[key[0]]), (RUN_DAY, qualified[key]), ()
+                Key.CREATE_TIME: token,
+                Key.GUID: edge_guid(
+                    HAS_RUN_DAY, (VertexLabel.PROCESS, process_names[key[0]]), (RUN_DAY, qualified[key]), ()
                 ),
-                "name": f"{process_names[key[0]]} {HAS_RUN_DAY} {qualified[key]}",
-                "typeName": HAS_RUN_DAY,
+                Key.NAME: f"{process_names[key[0]]} {HAS_RUN_DAY} {qualified[key]}",
+                Key.TYPE_NAME: HAS_RUN_DAY,
             },
         }
         for key, vertex in zip(keys, ids)
@@ -249,10 +247,10 @@ def _record(
 ) -> None:
     """Op tuples of the roll-ups for change capture: new vertices and edges, updated counts."""
     for row, vertex, edge, edge_id in zip(rows, ids, edges, edge_ids):
-        if row["match"]["qualifiedName"] in existing:
+        if row["match"][Key.QUALIFIED_NAME] in existing:
             ops.extend(("addVP", vertex, k, k, v) for k, v in row["update"].items())
             continue
-        properties = {"qualifiedName": row["match"]["qualifiedName"], **row["create"]}
+        properties = {Key.QUALIFIED_NAME: row["match"][Key.QUALIFIED_NAME], **row["create"]}
         ops.append(("addV", vertex, RUN_DAY))
         ops.extend(("addVP", vertex, k, k, v) for k, v in properties.items())
         match = edge["match"]

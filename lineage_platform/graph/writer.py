@@ -43,12 +43,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gremlin_python.process.graph_traversal import GraphTraversalSource, __
+from gremlin_python.process.graph_traversal import GraphTraversalSource
 from gremlin_python.process.traversal import Cardinality, Direction, Merge, T
 from gremlin_python.statics import long
 
+from lineage_platform.graph.dsl import __
 from lineage_platform.graph.outbox import Outbox, change_set, outbox_of
 from lineage_platform.graph.retry import retry_transient
+from lineage_platform.graph.vocabulary import EdgeLabel, Key, VertexLabel
 from lineage_platform.model import RESULT_DATASET
 
 if TYPE_CHECKING:
@@ -56,7 +58,7 @@ if TYPE_CHECKING:
 
 KNOWN_EDGES_LIMIT = 1_000_000  # edge keys a writer remembers before it starts over (memory bound)
 GUID_NAMESPACE = uuid.UUID("5f0c7d2e-8a43-4c0e-9a51-6b3c1f2d7e90")
-PROCESS_LABELS = frozenset({"process", "run"})
+PROCESS_LABELS = frozenset({VertexLabel.PROCESS, VertexLabel.RUN, VertexLabel.RUN_DAY})
 """Vertex labels whose provenance ``typeName`` is ``Process``; every other label the writer makes is a ``Dataset``."""
 DEFINING_OPERATIONS = frozenset({"CREATE_AS_SELECT", "CREATE_TABLE", "CREATE_VIEW"})
 """Operations that state a dataset's whole column list (a new list is a new definition, a new version)."""
@@ -124,7 +126,7 @@ class WriteSummary:
 PropertyMerge = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 """How a vertex's properties absorb another report of it: (current, new) -> merged."""
 TERMINAL_STATUSES = frozenset({"SUCCEEDED", "FAILED", "ABORTED"})
-RUN_STATE_KEYS = ("status", "startTime", "endTime")
+RUN_STATE_KEYS = (Key.STATUS, Key.START_TIME, Key.END_TIME)
 
 
 def merge_run(current: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
@@ -137,14 +139,14 @@ def merge_run(current: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     {'status': 'SUCCEEDED', 'startTime': 'T1', 'endTime': 'T2'}
     """
     merged = {**new, **{k: v for k, v in current.items() if v is not None}}
-    starts = [t for t in (current.get("startTime"), new.get("startTime")) if t]
-    merged["startTime"] = min(starts) if starts else None
+    starts = [t for t in (current.get(Key.START_TIME), new.get(Key.START_TIME)) if t]
+    merged[Key.START_TIME] = min(starts) if starts else None
 
     def rank(run: dict[str, Any]) -> tuple[bool, str]:
-        return run.get("status") in TERMINAL_STATUSES, run.get("endTime") or ""
+        return run.get(Key.STATUS) in TERMINAL_STATUSES, run.get(Key.END_TIME) or ""
 
     latest = max(current, new, key=rank)
-    merged["status"], merged["endTime"] = latest.get("status"), latest.get("endTime")
+    merged[Key.STATUS], merged[Key.END_TIME] = latest.get(Key.STATUS), latest.get(Key.END_TIME)
     return {k: v for k, v in merged.items() if v is not None}
 
 
@@ -155,8 +157,8 @@ def merge_process(current: dict[str, Any], new: dict[str, Any]) -> dict[str, Any
     >>> merge_process({"queryText": "job:ns/j", "operation": "OTHER"}, {"queryText": "INSERT …", "operation": "INSERT"})
     {'queryText': 'INSERT …', 'operation': 'INSERT'}
     """
-    has_sql = not str(current.get("queryText", "job:")).startswith("job:")
-    if has_sql or str(new.get("queryText", "job:")).startswith("job:"):
+    has_sql = not str(current.get(Key.QUERY_TEXT, "job:")).startswith("job:")
+    if has_sql or str(new.get(Key.QUERY_TEXT, "job:")).startswith("job:"):
         return {**new, **current}
     return {**current, **new}
 
@@ -189,7 +191,8 @@ class _Batch:
     def vertex(self, label: str, qualified_name: str, **properties: Any) -> tuple[str, str]:
         key = (label, qualified_name)
         props = self.vertices.setdefault(
-            key, {"name": qualified_name.rsplit(".", 1)[-1], "typeName": type_name(label), "kind": label}
+            key,
+            {Key.NAME: qualified_name.rsplit(".", 1)[-1], Key.TYPE_NAME: type_name(label), Key.KIND: label},
         )
         props.update({k: v for k, v in properties.items() if v is not None})
         return key
@@ -217,14 +220,14 @@ class _Batch:
 
 def _dataset_vertex(batch: _Batch, dataset: Dataset, result_name: str) -> tuple[str, str]:
     if dataset.kind == "path":
-        dataset_key = batch.vertex("file", dataset.name, name=dataset.name, datasetKind="path")
+        dataset_key = batch.vertex(VertexLabel.FILE, dataset.name, name=dataset.name, datasetKind="path")
     elif dataset.name == RESULT_DATASET:
-        dataset_key = batch.vertex("table", result_name, name="query result", datasetKind="result")
+        dataset_key = batch.vertex(VertexLabel.TABLE, result_name, name="query result", datasetKind="result")
     else:
-        dataset_key = batch.vertex("table", dataset.name, datasetKind=dataset.kind)
+        dataset_key = batch.vertex(VertexLabel.TABLE, dataset.name, datasetKind=dataset.kind)
         if "." in dataset.name:
-            database = batch.vertex("database", dataset.name.split(".", 1)[0])
-            batch.edge("contains", database, dataset_key)
+            database = batch.vertex(VertexLabel.DATABASE, dataset.name.split(".", 1)[0])
+            batch.edge(EdgeLabel.CONTAINS, database, dataset_key)
     for column in dataset.columns:
         _column_vertex(batch, f"{dataset_key[1]}.{column}", {dataset_key[1]: dataset_key})
     return dataset_key
@@ -235,10 +238,10 @@ def _column_vertex(
 ) -> tuple[str, str]:
     """The column vertex, under its dataset: a path's columns hang off its ``file`` vertex, never off a ``table``
     twin of the same name; a column of a dataset the statement does not list belongs to a table."""
-    column = batch.vertex("column", qualified_name)
+    column = batch.vertex(VertexLabel.COLUMN, qualified_name)
     parent_name = qualified_name.rsplit(".", 1)[0]
-    parent = datasets.get(parent_name) or batch.vertex("table", parent_name)
-    batch.edge("hasColumn", parent, column)
+    parent = datasets.get(parent_name) or batch.vertex(VertexLabel.TABLE, parent_name)
+    batch.edge(EdgeLabel.HAS_COLUMN, parent, column)
     return column
 
 
@@ -256,7 +259,7 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
 
     first_output = statement.outputs[0].name if statement.outputs else "-"
     process = batch.merged_vertex(
-        "process",
+        VertexLabel.PROCESS,
         f"process:{key}",
         merge_process if statement.process_key else None,
         name=f"{statement.operation} {first_output}",
@@ -267,10 +270,10 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
     datasets: dict[str, tuple[str, str]] = {}  # the statement's datasets by graph name: their vertex keys
     for dataset in statement.inputs:
         datasets[name(dataset.name)] = _dataset_vertex(batch, dataset, result_name)
-        batch.edge("usedBy", datasets[name(dataset.name)], process)
+        batch.edge(EdgeLabel.USED_BY, datasets[name(dataset.name)], process)
     for dataset in statement.outputs:
         output = datasets[name(dataset.name)] = _dataset_vertex(batch, dataset, result_name)
-        batch.edge("generated", process, output)
+        batch.edge(EdgeLabel.GENERATED, process, output)
         batch.provenance.add(output)
         batch.generators.setdefault(output, set()).add(process)
         batch.run_of(output, run)
@@ -286,7 +289,7 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
         else:
             target = _column_vertex(batch, target_name, datasets)
         batch.edge(
-            "flowsTo",
+            EdgeLabel.FLOWS_TO,
             source,
             target,
             process=process[1],
@@ -297,7 +300,7 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
         )
     if run is not None:
         run_vertex = batch.merged_vertex(
-            "run",
+            VertexLabel.RUN,
             f"run:{run.run_id(key)}",
             merge_run if run.external_id else None,
             name=run.start_time or key,
@@ -313,7 +316,7 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
             status=run.status,
             source=run.source,
         )
-        batch.edge("hasRun", process, run_vertex)
+        batch.edge(EdgeLabel.HAS_RUN, process, run_vertex)
         batch.provenance.add(process)  # a process's createBy is the user of its earliest run
         batch.run_of(process, run)
     batch.statements += 1
@@ -429,8 +432,8 @@ class LineageWriter:
             created = self._upsert_vertices(g, chunk, batch, token)
             new_keys.update(key for key, c in zip(chunk, created) if c)
             summary.vertices += sum(created)
-            summary.processes += sum(c for key, c in zip(chunk, created) if key[0] == "process")
-            summary.runs += sum(c for key, c in zip(chunk, created) if key[0] == "run")
+            summary.processes += sum(c for key, c in zip(chunk, created) if key[0] == VertexLabel.PROCESS)
+            summary.runs += sum(c for key, c in zip(chunk, created) if key[0] == VertexLabel.RUN)
             if created_ops is not None:
                 for key in (key for key, c in zip(chunk, created) if c):
                     created_ops.extend(self._vertex_ops(key, batch, token))
@@ -505,12 +508,12 @@ class LineageWriter:
         written before ``firstRunStart`` existed gets it from its runs once."""
         rows = (
             g.V(*[self._ids[key] for key in keys])
-            .project("first", "processes", "hashes", "createBy", "version")
-            .by(__.coalesce(__.values("firstRunStart"), __.constant("")))
-            .by(__.in_("generated").dedup().count())
-            .by(__.coalesce(__.values("schemaHashes"), __.constant("[]")))
-            .by(__.coalesce(__.values("createBy"), __.constant("")))
-            .by(__.coalesce(__.values("version"), __.constant(1)))
+            .project("first", "processes", "hashes", "creator", "versions")
+            .by(__.coalesce(__.values(Key.FIRST_RUN_START), __.constant("")))
+            .by(__.writers().dedup().count())
+            .by(__.coalesce(__.values(Key.SCHEMA_HASHES), __.constant("[]")))
+            .by(__.coalesce(__.values(Key.CREATE_BY), __.constant("")))
+            .by(__.coalesce(__.values(Key.VERSION), __.constant(1)))
             .to_list()
         )
         legacy = [key for key, row in zip(keys, rows) if not row["first"] and key in batch.first_runs]
@@ -518,24 +521,24 @@ class LineageWriter:
         updates: list[tuple[Any, dict[str, Any]]] = []
         for key, row in zip(keys, rows):
             hashes = sorted(set(json.loads(row["hashes"])) | batch.definitions.get(key, set()))
-            stored = (row["first"], row["createBy"]) if row["first"] else earliest.get(key)
+            stored = (row["first"], row["creator"]) if row["first"] else earliest.get(key)
             known = [run for run in (stored, batch.first_runs.get(key)) if run]
-            wanted: dict[str, Any] = {"createBy": row["createBy"]}
+            wanted: dict[str, Any] = {Key.CREATE_BY: row["creator"]}
             if known:
-                wanted["firstRunStart"], wanted["createBy"] = min(known)
+                wanted[Key.FIRST_RUN_START], wanted[Key.CREATE_BY] = min(known)
             if key[0] not in PROCESS_LABELS:
-                wanted["version"] = max(1, row["processes"]) + max(0, len(hashes) - 1)
-                wanted["schemaHashes"] = json.dumps(hashes)
+                wanted[Key.VERSION] = max(1, row["processes"]) + max(0, len(hashes) - 1)
+                wanted[Key.SCHEMA_HASHES] = json.dumps(hashes)
             current = {
-                "createBy": row["createBy"],
-                "version": row["version"],
-                "schemaHashes": row["hashes"],
-                "firstRunStart": row["first"],
+                Key.CREATE_BY: row["creator"],
+                Key.VERSION: row["versions"],
+                Key.SCHEMA_HASHES: row["hashes"],
+                Key.FIRST_RUN_START: row["first"],
             }
             changed = {
                 k: v
                 for k, v in wanted.items()
-                if v != current[k] and not (k == "schemaHashes" and not hashes)
+                if v != current[k] and not (k == Key.SCHEMA_HASHES and not hashes)
             }
             if changed:
                 updates.append((self._ids[key], changed))
@@ -547,32 +550,34 @@ class LineageWriter:
         """(start, user) of the earliest run of each process, or of the processes generating each dataset."""
         if not keys:
             return {}
-        runs = __.choose(__.has_label("process"), __.out("hasRun"), __.in_("generated").out("hasRun"))
+        runs = __.choose(__.has_label(VertexLabel.PROCESS), __.runs(), __.writers().runs())
         rows = (
             g.V(*[self._ids[key] for key in keys])
-            .project("run")
+            .project("earliest")
             .by(
-                runs.has("user")
-                .has("startTime")
+                runs.has(Key.USER)
+                .has(Key.START_TIME)
                 .order()
-                .by("startTime")
-                .by("user")
+                .by(Key.START_TIME)
+                .by(Key.USER)
                 .limit(1)
-                .project("start", "user")
-                .by("startTime")
-                .by("user")
+                .project("start", "who")
+                .by(Key.START_TIME)
+                .by(Key.USER)
                 .fold()
             )
             .to_list()
         )
         return {
-            key: (row["run"][0]["start"], row["run"][0]["user"]) for key, row in zip(keys, rows) if row["run"]
+            key: (row["earliest"][0]["start"], row["earliest"][0]["who"])
+            for key, row in zip(keys, rows)
+            if row["earliest"]
         }
 
     def _vertex_ops(self, key: tuple[str, str], batch: _Batch, token: int) -> list[tuple]:
         """Store op tuples of a vertex this flush created (vertex properties named by their key)."""
         vertex_id = self._ids[key]
-        properties = {"qualifiedName": key[1], **self._create_properties(key, batch, token)}
+        properties = {Key.QUALIFIED_NAME: key[1], **self._create_properties(key, batch, token)}
         return [("addV", vertex_id, key[0])] + [("addVP", vertex_id, k, k, v) for k, v in properties.items()]
 
     def _create_properties(self, key: tuple[str, str], batch: _Batch, token: int) -> dict[str, Any]:
@@ -582,9 +587,9 @@ class LineageWriter:
         version = max(1, len(batch.generators.get(key, ()))) + max(0, len(definitions) - 1)
         create.update(guid=guid(*key), createTime=token, createBy=creator, version=version)
         if key in batch.first_runs:
-            create["firstRunStart"] = batch.first_runs[key][0]
+            create[Key.FIRST_RUN_START] = batch.first_runs[key][0]
         if definitions:
-            create["schemaHashes"] = json.dumps(definitions)
+            create[Key.SCHEMA_HASHES] = json.dumps(definitions)
         return create
 
     def _upsert_vertices(
@@ -592,7 +597,7 @@ class LineageWriter:
     ) -> list[bool]:
         rows = [
             {
-                "match": {T.label: label, "qualifiedName": qualified_name},
+                "match": {T.label: label, Key.QUALIFIED_NAME: qualified_name},
                 "create": self._create_properties((label, qualified_name), batch, token),
             }
             for label, qualified_name in keys
@@ -601,15 +606,15 @@ class LineageWriter:
             g.inject(*rows)
             .merge_v(__.select("match"))
             .option(Merge.on_create, __.select("create"))
-            .project("id", "createTime")
+            .project("id", "created")
             .by(__.id_())
-            .by(__.values("createTime"))
+            .by(__.values(Key.CREATE_TIME))
             .to_list()
         )
         for key, result in zip(keys, results):
             self._ids[key] = result["id"]
         # an element matched without a createTime (written by another tool) was not created by this flush
-        return [result.get("createTime") == token for result in results]
+        return [result.get("created") == token for result in results]
 
     def _upsert_edges(
         self,
@@ -622,23 +627,23 @@ class LineageWriter:
         for (label, out, in_, key), props in chunk:
             match = {T.label: label, Direction.OUT: self._ids[out], Direction.IN: self._ids[in_], **props}
             create = {
-                "createTime": token,
-                "guid": edge_guid(label, out, in_, key),
-                "name": f"{out[1]} {label} {in_[1]}",
-                "typeName": label,
+                Key.CREATE_TIME: token,
+                Key.GUID: edge_guid(label, out, in_, key),
+                Key.NAME: f"{out[1]} {label} {in_[1]}",
+                Key.TYPE_NAME: label,
             }
             rows.append({"match": match, "create": create})
         results = (
             g.inject(*rows)
             .merge_e(__.select("match"))
             .option(Merge.on_create, __.select("create"))
-            .project("id", "createTime")
+            .project("id", "created")
             .by(__.id_())
-            .by(__.values("createTime"))
+            .by(__.values(Key.CREATE_TIME))
             .to_list()
         )
         created = [
-            (row, result["id"]) for row, result in zip(rows, results) if result.get("createTime") == token
+            (row, result["id"]) for row, result in zip(rows, results) if result.get("created") == token
         ]
         if created_ops is not None:
             for row, edge_id in created:

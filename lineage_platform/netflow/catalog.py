@@ -23,13 +23,15 @@ from gremlin_python.process.traversal import Merge, P, T
 from gremlin_python.statics import long
 
 from lineage_platform.errors import LineageError
+from lineage_platform.graph.dsl import lineage_source
 from lineage_platform.graph.outbox import change_set, record_drops, record_state
+from lineage_platform.graph.vocabulary import EdgeLabel, Key, VertexLabel
 from lineage_platform.graph.writer import guid
 from lineage_platform.netflow.ingest import PartitionFile
 from lineage_platform.netflow.layout import PartitionLayout
 from lineage_platform.netflow.records import COLUMNS
 
-VERSION_KEY = "catalogVersion"
+VERSION_KEY = Key.CATALOG_VERSION
 PARTITIONS_PER_TRAVERSAL = 50
 
 
@@ -68,20 +70,20 @@ def _register(
     g: GraphTraversalSource, dataset: str, layout: PartitionLayout, root: Path, ops: list[tuple] | None
 ) -> None:
     vertex_id = (
-        g.merge_v({T.label: "table", "qualifiedName": dataset})
+        g.merge_v({T.label: VertexLabel.TABLE, Key.QUALIFIED_NAME: dataset})
         .option(
             Merge.on_create,
             {
-                "name": dataset.rsplit(".", 1)[-1],
-                "guid": guid("table", dataset),
-                "typeName": "netflow_dataset",
-                "datasetKind": "table",
-                "createTime": long(int(time.time() * 1000)),
+                Key.NAME: dataset.rsplit(".", 1)[-1],
+                Key.GUID: guid(VertexLabel.TABLE, dataset),
+                Key.TYPE_NAME: "netflow_dataset",
+                Key.DATASET_KIND: "table",
+                Key.CREATE_TIME: long(int(time.time() * 1000)),
             },
         )
-        .property("partitionLayout", layout.to_json())
+        .property(Key.PARTITION_LAYOUT, layout.to_json())
         .property(VERSION_KEY, new_version())
-        .property("path", str(root))
+        .property(Key.PATH, str(root))
         .id_()
         .next()
     )
@@ -90,16 +92,15 @@ def _register(
 
 def find_dataset(g: GraphTraversalSource, dataset: str) -> tuple[PartitionLayout, Path] | None:
     """The layout and storage directory of a dataset, or None when it was never ingested."""
-    found = (
-        g.V()
-        .has("table", "qualifiedName", dataset)
-        .has("partitionLayout")
-        .value_map("partitionLayout", "path")
-    )
-    rows = found.to_list()
+    rows = catalogued(g, dataset).value_map(Key.PARTITION_LAYOUT, Key.PATH).to_list()
     if not rows:
         return None
-    return PartitionLayout.from_json(rows[0]["partitionLayout"][0]), Path(rows[0]["path"][0])
+    return PartitionLayout.from_json(rows[0][Key.PARTITION_LAYOUT][0]), Path(rows[0][Key.PATH][0])
+
+
+def catalogued(g: GraphTraversalSource, dataset: str) -> GraphTraversal:
+    """The dataset's vertex, if the catalog holds it (a table with a partition layout)."""
+    return lineage_source(g).tables(dataset).has(Key.PARTITION_LAYOUT)
 
 
 def load_layout(g: GraphTraversalSource, dataset: str) -> PartitionLayout:
@@ -134,7 +135,7 @@ def add_partitions(g: GraphTraversalSource, dataset: str, root: Path, files: Ite
     with change_set(g) as (source, ops):
         for start in range(0, len(items), PARTITIONS_PER_TRAVERSAL):
             _upsert_partitions(source, dataset, root, items[start : start + PARTITIONS_PER_TRAVERSAL], ops)
-        _bump_version(source, source.V().has("table", "qualifiedName", dataset), ops)
+        _bump_version(source, lineage_source(source).tables(dataset), ops)
     return len(items)
 
 
@@ -155,12 +156,14 @@ def _upsert_partitions(
         properties = _partition_properties(name, item)
         step = traversal.merge_v if traversal is not None else g.merge_v
         traversal = (
-            step({T.label: "partition", "qualifiedName": name})
+            step({T.label: VertexLabel.PARTITION, Key.QUALIFIED_NAME: name})
             .option(Merge.on_create, properties)
             .option(Merge.on_match, properties)
             .coalesce(
-                __.in_e("hasPartition"),
-                __.add_e("hasPartition").from_(__.V().has("table", "qualifiedName", dataset)),
+                __.in_e(EdgeLabel.HAS_PARTITION),
+                __.add_e(EdgeLabel.HAS_PARTITION).from_(
+                    __.V().has(VertexLabel.TABLE, Key.QUALIFIED_NAME, dataset)
+                ),
             )
         )
     if traversal is None:
@@ -168,11 +171,10 @@ def _upsert_partitions(
     traversal.iterate()
     if ops is not None:
         links = (
-            g.V()
-            .has("partition", "qualifiedName", P.within(names))
+            _partitions_named(g, names)
             .project("partition", "edge")
             .by(__.id_())
-            .by(__.in_e("hasPartition").id_())
+            .by(__.in_e(EdgeLabel.HAS_PARTITION).id_())
             .to_list()
         )
         record_state(g, ops, [row["partition"] for row in links], [row["edge"] for row in links])
@@ -180,16 +182,16 @@ def _upsert_partitions(
 
 def _partition_properties(name: str, item: PartitionFile) -> dict[str, object]:
     properties: dict[str, object] = {
-        "name": item.path.name,
-        "guid": guid("partition", name),
-        "typeName": "netflow_partition",
-        "path": str(item.path),
-        "recordCount": long(item.records),
-        "byteSize": long(item.bytes),
-        "timeStart": long(item.time_min),
-        "timeEnd": long(item.time_max),
-        "bucketStart": long(item.bucket_ms),
-        "createTime": long(int(time.time() * 1000)),
+        Key.NAME: item.path.name,
+        Key.GUID: guid(VertexLabel.PARTITION, name),
+        Key.TYPE_NAME: "netflow_partition",
+        Key.PATH: str(item.path),
+        Key.RECORD_COUNT: long(item.records),
+        Key.BYTE_SIZE: long(item.bytes),
+        Key.TIME_START: long(item.time_min),
+        Key.TIME_END: long(item.time_max),
+        Key.BUCKET_START: long(item.bucket_ms),
+        Key.CREATE_TIME: long(int(time.time() * 1000)),
     }
     for attribute, (low, high) in item.bounds.items():
         low_key, high_key = bound_keys(attribute)
@@ -199,7 +201,7 @@ def _partition_properties(name: str, item: PartitionFile) -> dict[str, object]:
 
 def all_partitions(g: GraphTraversalSource, dataset: str) -> list[Partition]:
     """Every partition of the dataset."""
-    rows = g.V().has("table", "qualifiedName", dataset).out("hasPartition").element_map().to_list()
+    rows = lineage_source(g).tables(dataset).partitions().element_map().to_list()
     return sorted((_partition(row) for row in rows), key=lambda item: (item.time_start, item.qualified_name))
 
 
@@ -208,22 +210,27 @@ def drop_partitions(g: GraphTraversalSource, partitions: Iterable[Partition]) ->
     names = [item.qualified_name for item in partitions]
     with change_set(g) as (source, ops):
         for start in range(0, len(names), 500):
-            found = source.V().has("partition", "qualifiedName", P.within(names[start : start + 500]))
-            _bump_version(source, found.clone().in_("hasPartition"), ops)
+            found = _partitions_named(source, names[start : start + 500])
+            _bump_version(source, found.clone().in_(EdgeLabel.HAS_PARTITION), ops)
             if ops is not None:
                 record_drops(source, ops, vertices=found.clone().id_().to_list())
             found.drop().iterate()
     return len(names)
 
 
+def _partitions_named(g: GraphTraversalSource, names: list[str]) -> GraphTraversal:
+    """The partition vertices with these qualifiedNames."""
+    return g.V().has(VertexLabel.PARTITION, Key.QUALIFIED_NAME, P.within(names))
+
+
 def _partition(row: dict) -> Partition:
     return Partition(
-        qualified_name=row["qualifiedName"],
-        path=Path(row["path"]),
-        records=int(row["recordCount"]),
-        bytes=int(row["byteSize"]),
-        time_start=int(row["timeStart"]),
-        time_end=int(row["timeEnd"]),
+        qualified_name=row[Key.QUALIFIED_NAME],
+        path=Path(row[Key.PATH]),
+        records=int(row[Key.RECORD_COUNT]),
+        bytes=int(row[Key.BYTE_SIZE]),
+        time_start=int(row[Key.TIME_START]),
+        time_end=int(row[Key.TIME_END]),
         bounds={
             name: (int(row[low]), int(row[high]))
             for name, (low, high) in ((name, bound_keys(name)) for name in COLUMNS)

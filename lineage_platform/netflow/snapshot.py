@@ -15,13 +15,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gremlin_python.process.graph_traversal import GraphTraversalSource, __
+from gremlin_python.process.graph_traversal import GraphTraversalSource
 
+from lineage_platform.graph.dsl import __
 from lineage_platform.netflow.blocks import BlockIndex, load_index
 from lineage_platform.netflow.catalog import (
     VERSION_KEY,
     Partition,
     all_partitions,
+    catalogued,
     find_dataset,
     missing_dataset,
 )
@@ -81,12 +83,10 @@ def catalog_snapshot(g: GraphTraversalSource, dataset: str) -> CatalogSnapshot:
 def _stamp(g: GraphTraversalSource, dataset: str) -> tuple[str, int]:
     """The dataset's catalog version ('' when it has none) and partition count, in one traversal."""
     rows = (
-        g.V()
-        .has("table", "qualifiedName", dataset)
-        .has("partitionLayout")
+        catalogued(g, dataset)
         .project("version", "partitions")
         .by(__.coalesce(__.values(VERSION_KEY), __.constant("")))
-        .by(__.out("hasPartition").count())
+        .by(__.partitions().count())
         .to_list()
     )
     if not rows:

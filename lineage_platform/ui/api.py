@@ -13,14 +13,15 @@ import io
 from collections import defaultdict
 from typing import Any
 
-from gremlin_python.process.graph_traversal import GraphTraversalSource, __
+from gremlin_python.process.graph_traversal import GraphTraversalSource
 from gremlin_python.process.traversal import Order, P, T, TextP
 from sqlglot import exp, parse_one, tokenize
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
 from lineage_platform.errors import LineageError
-from lineage_platform.graph.vocabulary import LabelGroup
+from lineage_platform.graph.dsl import LineageTraversalSource, __, lineage_source
+from lineage_platform.graph.vocabulary import EdgeLabel, Key, LabelGroup, VertexLabel
 from lineage_platform.impact import impact as run_impact
 from lineage_platform.labels import explain
 from lineage_platform.labels.store import read_taggings
@@ -31,6 +32,7 @@ from lineage_platform.trace import LineageGraph, resolve, trace
 from lineage_platform.ttl import advise
 
 RUNS_SHOWN = 20
+RUN_KEYS_SHOWN = (Key.START_TIME, Key.USER, Key.JOB, Key.HOST, Key.CLUSTER, Key.ENGINE, Key.STATUS)
 
 
 def search(g: GraphTraversalSource, fragment: str, limit: int = 20) -> list[dict[str, str]]:
@@ -41,33 +43,37 @@ def search(g: GraphTraversalSource, fragment: str, limit: int = 20) -> list[dict
     text = fragment.strip().lower()
     if not text:
         return []
+    g = lineage_source(g)
     hits: list[dict[str, str]] = []
-    for labels in (LabelGroup.DATASET, ("column",)):  # datasets first, then columns, each sorted by name
+    for labels in (
+        LabelGroup.DATASET,
+        (VertexLabel.COLUMN,),
+    ):  # datasets first, then columns, each sorted by name
         if len(hits) >= limit:
             break
         names = (
             g.V()
-            .has("qualifiedName", TextP.containing(text))
+            .has(Key.QUALIFIED_NAME, TextP.containing(text))
             .has_label(P.within(*labels))
             .project("kind", "name")
             .by(T.label)
-            .by(__.values("qualifiedName"))
+            .by(__.qualified_name())
             .limit(limit - len(hits))
             .to_list()
         )
         hits += sorted(({**v, "open": v["name"]} for v in names), key=lambda h: h["name"])
-    for key in ("job", "user"):
+    for key in (Key.JOB, Key.USER):
         if len(hits) >= limit:
             break
         rows = (
             g.V()
-            .has_label("run")
+            .has_label(VertexLabel.RUN)
             .has(key, TextP.containing(text))
             .order()
-            .by("startTime", Order.desc)
+            .by(Key.START_TIME, Order.desc)
             .project("name", "open")
             .by(__.values(key))
-            .by(__.in_("hasRun").out("generated").values("qualifiedName").limit(1).fold())
+            .by(__.in_(EdgeLabel.HAS_RUN).outputs().qualified_name().limit(1).fold())
             .to_list()
         )
         seen: set[str] = set()
@@ -106,14 +112,15 @@ def _contents(g: GraphTraversalSource, traced: LineageGraph) -> dict[str, dict[s
     columns and one for the labels."""
     names = {card_of(node) for node in traced.nodes.values()}
     rows = (
-        g.V()
-        .has("qualifiedName", P.within(*names))
+        lineage_source(g)
+        .V()
+        .named(*names)
         .has_label(P.within(*LabelGroup.DATASET))
         .project("id", "kind", "name", "columns")
         .by(T.id)
         .by(T.label)
-        .by(__.values("qualifiedName"))
-        .by(__.out("hasColumn").project("id", "name").by(T.id).by(__.values("name")).fold())
+        .by(__.qualified_name())
+        .by(__.columns_of().project("id", "name").by(T.id).by(__.values(Key.NAME)).fold())
         .to_list()
     )
     ids = [row["id"] for row in rows] + [c["id"] for row in rows for c in row["columns"]]
@@ -134,17 +141,20 @@ def node_details(g: GraphTraversalSource, name: str, column: str | None = None) 
     """The side panel of a dataset, column or process: the SQL of the processes writing it (the expression of a
     column marked by character offsets: the named column's, or ``column`` in a process), their runs newest first,
     its labels with their propagation path, TTL advice (tables) and the resource block a user reading it needs."""
+    g = lineage_source(g)
     vertex = _vertex(g, name)
-    kind, qualified = vertex[T.label], vertex["qualifiedName"]
-    if kind == "process":
+    kind, qualified = vertex[T.label], vertex[Key.QUALIFIED_NAME]
+    if kind == VertexLabel.PROCESS:
         processes = [qualified]
-    elif kind == "column":  # the processes its lineage names, else (constants, count(1)) its table's writers
-        processes = g.V(vertex[T.id]).in_e("flowsTo").values("process").dedup().to_list() or (
-            g.V(vertex[T.id]).in_("hasColumn").in_("generated").values("qualifiedName").dedup().to_list()
+    elif (
+        kind == VertexLabel.COLUMN
+    ):  # the processes its lineage names, else (constants, count(1)) its table's writers
+        processes = g.V(vertex[T.id]).flows_in(weak=True).values(Key.PROCESS).dedup().to_list() or (
+            g.V(vertex[T.id]).table_of().writers().qualified_name().dedup().to_list()
         )
     else:
-        processes = g.V(vertex[T.id]).in_("generated").values("qualifiedName").dedup().to_list()
-    column = qualified.rsplit(".", 1)[1] if kind == "column" else column
+        processes = g.V(vertex[T.id]).writers().qualified_name().dedup().to_list()
+    column = qualified.rsplit(".", 1)[1] if kind == VertexLabel.COLUMN else column
     details: dict[str, Any] = {
         "name": qualified,
         "kind": kind,
@@ -153,57 +163,42 @@ def node_details(g: GraphTraversalSource, name: str, column: str | None = None) 
         "ttl": None,
         "resource": None,
     }
-    if kind != "process":
+    if kind != VertexLabel.PROCESS:
         details["labels"] = [
             {"label": str(e.label), "path": [{"name": s.name, "text": s.describe()} for s in e.steps]}
             for e in explain(g, qualified)
         ]
         details["resource"] = _resource(g, vertex, kind)
-    if kind == "table":
+    if kind == VertexLabel.TABLE:
         details["ttl"] = advise(g, qualified).to_dict()
     return details
 
 
-def _vertex(g: GraphTraversalSource, name: str) -> dict[str, Any]:
+def _vertex(g: LineageTraversalSource, name: str) -> dict[str, Any]:
     """The element map of a dataset, column or process named ``name`` (a GraphError names close ones)."""
-    found = g.V().has("process", "qualifiedName", name).element_map().to_list()
+    found = g.processes(name).element_map().to_list()
     return found[0] if found else resolve(g, name)
 
 
-def _processes(g: GraphTraversalSource, names: list[str], column: str | None) -> list[dict[str, Any]]:
+def _processes(g: LineageTraversalSource, names: list[str], column: str | None) -> list[dict[str, Any]]:
     """Each process: operation, SQL, the span of ``column``'s expression in it, its runs newest first."""
     if not names:
         return []
-    rows = (
-        g.V()
-        .has("process", "qualifiedName", P.within(*names))
-        .project("p", "runs")
-        .by(__.value_map("qualifiedName", "operation", "queryText"))
-        .by(__.out("hasRun").order().by("startTime", Order.desc).limit(RUNS_SHOWN).value_map().fold())
-        .to_list()
-    )
+    rows = g.processes(*names).project("p", "runs").by(__.element_map()).by(__.run_maps(RUNS_SHOWN)).to_list()
     result = []
     for row in rows:
-        props = {k: v[0] if isinstance(v, list) else v for k, v in row["p"].items()}
-        sql = props.get("queryText") or ""
-        runs = [{k: v[0] if isinstance(v, list) else v for k, v in run.items()} for run in row["runs"]]
+        sql = row["p"].get(Key.QUERY_TEXT) or ""
         result.append(
             {
-                "name": props["qualifiedName"],
-                "operation": props.get("operation"),
+                "name": row["p"][Key.QUALIFIED_NAME],
+                "operation": row["p"].get(Key.OPERATION),
                 "sql": sql,
                 "highlight": expression_span(sql, column) if column else None,
-                "runs": [
-                    {
-                        k: run.get(k)
-                        for k in ("startTime", "user", "job", "host", "cluster", "engine", "status")
-                    }
-                    for run in runs
-                ],
+                "runs": [{k: run.get(k) for k in RUN_KEYS_SHOWN} for run in row["runs"]],
             }
         )
     return sorted(
-        result, key=lambda p: max((r["startTime"] or "" for r in p["runs"]), default=""), reverse=True
+        result, key=lambda p: max((r[Key.START_TIME] or "" for r in p["runs"]), default=""), reverse=True
     )
 
 
@@ -260,14 +255,14 @@ def _projection_spans(tokens: list[Any]) -> list[dict[str, int]]:
     return spans
 
 
-def _resource(g: GraphTraversalSource, vertex: dict[str, Any], kind: str) -> dict[str, Any] | None:
+def _resource(g: LineageTraversalSource, vertex: dict[str, Any], kind: str) -> dict[str, Any] | None:
     """The resource block of reading this table (all its columns) or this column, from the permission extractor."""
-    if kind == "column":
-        table, column = vertex["qualifiedName"].rsplit(".", 1)
+    if kind == VertexLabel.COLUMN:
+        table, column = vertex[Key.QUALIFIED_NAME].rsplit(".", 1)
         columns = [column]
-    elif kind == "table":
-        table = vertex["qualifiedName"]
-        columns = g.V(vertex[T.id]).out("hasColumn").values("name").to_list()
+    elif kind == VertexLabel.TABLE:
+        table = vertex[Key.QUALIFIED_NAME]
+        columns = g.V(vertex[T.id]).columns_of().values(Key.NAME).to_list()
     else:
         return None
     if not columns:
@@ -286,7 +281,7 @@ def impact_view(g: GraphTraversalSource, name: str, depth: int | None = None) ->
     for entry in report["impacted"]:
         layer = (
             entry["qualified_name"].split(".", 1)[0]
-            if entry["kind"] in ("table", "column")
+            if entry["kind"] in (VertexLabel.TABLE, VertexLabel.COLUMN)
             else entry["kind"]
         )
         layers[layer].append(entry)

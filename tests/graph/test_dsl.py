@@ -117,6 +117,35 @@ def test_processes_operations_and_runs(paper: LineageTraversalSource) -> None:
     assert len(paper.processes(*paper.processes().qualified_name().to_list()).to_list()) == 8
 
 
+def test_a_process_with_its_runs_in_one_projection(paper: LineageTraversalSource) -> None:
+    [load] = [s for s in extract_lineage(PAPER.read_text()) if s.operation == "LOAD"]
+    LineageWriter(paper).write([load], RunInfo("FAILED", job="reload", start_time="2024-02-01"))
+    rows = (
+        paper.processes()
+        .with_operation("LOAD")
+        .project("p", "all", "latest")
+        .by(__.element_map())
+        .by(__.run_maps())
+        .by(__.run_maps(1))
+        .to_list()
+    )
+    [row] = rows
+    assert row["p"]["operation"] == "LOAD"
+    assert sorted(run["job"] for run in row["all"]) == ["job3", "reload"]
+    assert [(run["job"], run["status"]) for run in row["latest"]] == [("reload", "FAILED")]
+    assert paper.processes().with_operation("EXPORT").run_maps(0).next() == []
+
+
+def test_partitions_of_a_catalogued_dataset(paper: LineageTraversalSource) -> None:
+    table = paper.add_v("table").property("qualifiedName", "nf.flows").next()
+    for name in ("nf.flows/b", "nf.flows/a"):
+        paper.add_v("partition").property("qualifiedName", name).add_e("hasPartition").from_(
+            __.V(table.id)
+        ).iterate()
+    assert _names(paper.tables("nf.flows").partitions()) == ["nf.flows/a", "nf.flows/b"]
+    assert _names(paper.tables("default.employee").partitions()) == []
+
+
 def test_labelled_vertices(paper: LineageTraversalSource, tmp_path: Path) -> None:
     declarations = tmp_path / "labels.yaml"
     declarations.write_text(
@@ -156,7 +185,9 @@ def test_lineage_source_shares_the_connection(g) -> None:
 
 
 def test_every_domain_step_is_an_anonymous_step_too() -> None:
-    assert {"upstream", "downstream", "columns_of", "runs", "labelled"} <= set(DOMAIN_STEPS)
+    assert {"upstream", "downstream", "columns_of", "runs", "run_maps", "partitions", "labelled"} <= set(
+        DOMAIN_STEPS
+    )
     for name in DOMAIN_STEPS:
         assert getattr(__, name).__doc__ == getattr(LineageTraversal, name).__doc__
     assert str(__.upstream("column", weak=True).bytecode) == "[['inE', 'flowsTo'], ['outV']]"
