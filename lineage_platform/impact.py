@@ -12,6 +12,7 @@ from typing import Any
 
 from gremlin_python.process.graph_traversal import GraphTraversalSource
 
+from lineage_platform.graph.vocabulary import Key
 from lineage_platform.trace import trace
 
 
@@ -66,14 +67,15 @@ def impact(
     for node in sorted(lineage.nodes.values(), key=lambda n: (abs(n.depth), n.qualified_name)):
         if node.id == lineage.root:
             continue
-        kind = "result" if node.properties.get("datasetKind") == "result" else node.label
+        kind = "result" if node.properties.get(Key.DATASET_KIND) == "result" else node.label
         entry = ImpactedDataset(node.qualified_name, kind, abs(node.depth))
         for key in touching[node.id]:
             process = lineage.processes.get(key)
             for run in process.runs if process else []:
-                entry.jobs.update([run["job"]] if run.get("job") else [])
-                entry.users.update([run["user"]] if run.get("user") else [])
-                if run.get("startTime") and (entry.last_run is None or run["startTime"] > entry.last_run):
-                    entry.last_run = run["startTime"]
+                entry.jobs.update([run[Key.JOB]] if run.get(Key.JOB) else [])
+                entry.users.update([run[Key.USER]] if run.get(Key.USER) else [])
+                start = run.get(Key.START_TIME)
+                if start and (entry.last_run is None or start > entry.last_run):
+                    entry.last_run = start
         impacted.append(entry)
     return ImpactReport(lineage.nodes[lineage.root].qualified_name, impacted, lineage.notes)

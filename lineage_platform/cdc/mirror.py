@@ -24,8 +24,23 @@ from lineage_platform.cdc.content import GraphContent, freeze
 from lineage_platform.cdc.events import ChangeEvent
 from lineage_platform.cdc.subscriber import Position, Snapshot
 from lineage_platform.cdc.values import from_avro, to_avro
+from lineage_platform.graph.vocabulary import EdgeLabel, Key, VertexLabel
 
-_SCHEMA = """
+
+def _sql_names(*names: str) -> str:
+    """Graph names as a SQL list of string literals.
+
+    >>> _sql_names("a", "b")
+    "'a', 'b'"
+    """
+    return ", ".join(f"'{name}'" for name in names)
+
+
+_DATASET_LABELS = _sql_names(
+    VertexLabel.DATABASE, VertexLabel.TABLE, VertexLabel.COLUMN, VertexLabel.FILE, VertexLabel.TOPIC
+)
+_LINEAGE_LABELS = _sql_names(EdgeLabel.USED_BY, EdgeLabel.GENERATED, EdgeLabel.FLOWS_TO)
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS cdc_state (topic TEXT PRIMARY KEY, snapshot_scn INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS cdc_positions (
     topic TEXT, partition INTEGER, next_offset INTEGER, scn INTEGER, seq INTEGER,
@@ -40,13 +55,13 @@ CREATE TABLE IF NOT EXISTS edge_properties (edge_id, key TEXT, value, value_kind
 CREATE INDEX IF NOT EXISTS vertex_properties_key ON vertex_properties (key, value);
 CREATE VIEW IF NOT EXISTS datasets AS
     SELECT v.id, v.label, p.value AS qualified_name FROM vertices v
-    JOIN vertex_properties p ON p.vertex_id = v.id AND p.key = 'qualifiedName'
-    WHERE v.label IN ('database', 'table', 'column', 'file', 'topic');
+    JOIN vertex_properties p ON p.vertex_id = v.id AND p.key = '{Key.QUALIFIED_NAME}'
+    WHERE v.label IN ({_DATASET_LABELS});
 CREATE VIEW IF NOT EXISTS lineage_edges AS
     SELECT e.label, src.value AS source, dst.value AS target, e.id AS edge_id FROM edges e
-    JOIN vertex_properties src ON src.vertex_id = e.out_id AND src.key = 'qualifiedName'
-    JOIN vertex_properties dst ON dst.vertex_id = e.in_id AND dst.key = 'qualifiedName'
-    WHERE e.label IN ('usedBy', 'generated', 'flowsTo');
+    JOIN vertex_properties src ON src.vertex_id = e.out_id AND src.key = '{Key.QUALIFIED_NAME}'
+    JOIN vertex_properties dst ON dst.vertex_id = e.in_id AND dst.key = '{Key.QUALIFIED_NAME}'
+    WHERE e.label IN ({_LINEAGE_LABELS});
 """
 _CONTENT_TABLES = ("vertices", "vertex_properties", "property_meta", "edges", "edge_properties")
 

@@ -26,6 +26,7 @@ from lineage_platform.cdc.events import ChangeEvent, LabelIndex, ops_to_events
 from lineage_platform.cdc.subscriber import Snapshot
 from lineage_platform.cdc.values import from_avro
 from lineage_platform.graph.outbox import COUNTER_LABEL, OUTBOX_LABEL, Outbox, op_id
+from lineage_platform.graph.vocabulary import Key
 
 __all__ = ["COUNTER_LABEL", "OUTBOX_LABEL", "Outbox", "OutboxCapture", "snapshot_of_graph"]
 
@@ -55,22 +56,22 @@ class OutboxCapture:
         entries = (
             self.g.V()
             .has_label(OUTBOX_LABEL)
-            .has("seq", P.gt(long(self.scn)))
+            .has(Key.SEQ, P.gt(long(self.scn)))
             .order()
-            .by("seq")
+            .by(Key.SEQ)
             .limit(long(max_transactions))
-            .value_map("seq", "committedAt", "ops")
+            .value_map(Key.SEQ, Key.COMMITTED_AT, Key.OPS)
             .to_list()
         )
         for entry in entries:
-            seq = entry["seq"][0]
-            ops = _decode_ops(entry["ops"][0])
+            seq = entry[Key.SEQ][0]
+            ops = _decode_ops(entry[Key.OPS][0])
             self.scn = seq
-            yield seq, ops_to_events(self.graph, seq, ops, entry["committedAt"][0], self._labels)
+            yield seq, ops_to_events(self.graph, seq, ops, entry[Key.COMMITTED_AT][0], self._labels)
 
     def acknowledge(self, scn: int) -> None:
         """Drop the outbox entries up to ``scn``: they are published and checkpointed."""
-        self.g.V().has_label(OUTBOX_LABEL).has("seq", P.lte(long(scn))).drop().iterate()
+        self.g.V().has_label(OUTBOX_LABEL).has(Key.SEQ, P.lte(long(scn))).drop().iterate()
 
 
 def snapshot_of_graph(g: GraphTraversalSource, *, graph: str = "graph") -> Snapshot:
@@ -82,7 +83,7 @@ def snapshot_of_graph(g: GraphTraversalSource, *, graph: str = "graph") -> Snaps
     tx = g.tx()
     gtx = tx.begin()
     try:
-        seq = gtx.V().has_label(COUNTER_LABEL).values("seq").fold().next()
+        seq = gtx.V().has_label(COUNTER_LABEL).values(Key.SEQ).fold().next()
         vertices = (
             gtx.V()
             .not_(__.has_label(P.within(OUTBOX_LABEL, COUNTER_LABEL)))

@@ -19,14 +19,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from gremlin_python.process.graph_traversal import GraphTraversalSource, __
+from gremlin_python.process.graph_traversal import GraphTraversalSource
 
-from lineage_platform.graph.writer import statement_key
+from lineage_platform.graph.dsl import LineageTraversalSource, __, lineage_source
+from lineage_platform.graph.vocabulary import EdgeLabel, Key, VertexLabel
+from lineage_platform.graph.writer import RUN_PROPERTIES, statement_key
 from lineage_platform.ingest.events.native import RUN_FIELDS
 from lineage_platform.ingest.events.openlineage import (
     DATASET_FACET,
     PROCESS_FACET,
     RUN_FACET,
+    RUN_ID_FIELD,
     SCHEMA_URL,
 )
 from lineage_platform.model import RESULT_DATASET, ColumnEdge, Dataset, Predicate, RunInfo, StatementLineage
@@ -45,11 +48,6 @@ SCHEMA_FACET_URL = (
 )
 EVENT_TYPES = {"SUCCEEDED": "COMPLETE", "FAILED": "FAIL", "RUNNING": "RUNNING", "ABORTED": "ABORT"}
 RUN_ID_NAMESPACE = uuid.UUID("0b6f6a4e-3c59-4a51-9f7e-2d1c8e5b7a13")
-_RUN_KEYS = (
-    {"user": "user", "startTime": "start_time", "endTime": "end_time", "host": "host"}
-    | {key: key for key in ("cluster", "engine", "job", "queue", "status", "source")}
-    | {"runId": "external_id"}
-)
 
 
 @dataclass
@@ -132,7 +130,7 @@ def run_events(
             "eventTime": (run and (run.end_time or run.start_time)) or _iso_millis(created_millis),
             "producer": PRODUCER,
             "schemaURL": SCHEMA_URL,
-            "run": {"runId": run_uuid, "facets": run_facets},
+            "run": {RUN_ID_FIELD: run_uuid, "facets": run_facets},
             "job": job,
             "inputs": inputs,
             "outputs": outputs,
@@ -182,27 +180,23 @@ def _iso_millis(millis: int) -> str:
 
 
 def _processes(g: GraphTraversalSource) -> Iterator[_ProcessLineage]:
+    g = lineage_source(g)
     datasets = _datasets(g)
-    reads = _pairs(g, "usedBy")
-    writes = _pairs(g, "generated")
     edges = _column_edges(g)
-    runs = _runs(g)
     processes = (
-        g.V()
-        .has_label("process")
-        .project("name", "label", "operation", "sql", "predicates", "created")
-        .by("qualifiedName")
-        .by("name")
-        .by("operation")
-        .by("queryText")
-        .by("predicates")
-        .by("createTime")
+        g.processes()
+        .project("p", "runs", "reads", "writes")
+        .by(__.element_map())
+        .by(__.run_maps())
+        .by(__.inputs().qualified_name().fold())
+        .by(__.outputs().qualified_name().fold())
         .to_list()
     )
-    for row in sorted(processes, key=lambda r: r["name"]):
-        name = row["name"]
+    for row in sorted(processes, key=lambda r: r["p"][Key.QUALIFIED_NAME]):
+        process = row["p"]
+        name = process[Key.QUALIFIED_NAME]
         result_name = f"{RESULT_DATASET}:{name.removeprefix('process:')}"
-        first_output = row["label"].partition(" ")[2]
+        first_output = process[Key.NAME].partition(" ")[2]
 
         def public(qualified_name: str, result_name: str = result_name) -> str:
             return (
@@ -213,20 +207,20 @@ def _processes(g: GraphTraversalSource) -> Iterator[_ProcessLineage]:
 
         statement = StatementLineage(
             index=0,
-            operation=row["operation"],
-            sql=row["sql"],
-            inputs=tuple(_as_dataset(datasets[d], public(d)) for d in sorted(reads.get(name, ()))),
+            operation=process[Key.OPERATION],
+            sql=process[Key.QUERY_TEXT],
+            inputs=tuple(_as_dataset(datasets[d], public(d)) for d in sorted(row["reads"])),
             outputs=tuple(
                 _as_dataset(datasets[d], public(d))
-                for d in sorted(writes.get(name, ()), key=lambda d: (public(d) != first_output, d))
+                for d in sorted(row["writes"], key=lambda d: (public(d) != first_output, d))
             ),
             column_edges=tuple(
                 ColumnEdge(public(e.source), public(e.target), e.strength, e.transform, e.masking, e.key_path)
                 for e in edges.get(name, ())
             ),
-            predicates=tuple(Predicate(**p) for p in json.loads(row["predicates"] or "[]")),
+            predicates=tuple(Predicate(**p) for p in json.loads(process.get(Key.PREDICATES) or "[]")),
         )
-        yield _ProcessLineage(name, statement, tuple(runs.get(name, ())), row["created"])
+        yield _ProcessLineage(name, statement, _runs(row["runs"]), process[Key.CREATE_TIME])
 
 
 def _as_dataset(row: dict[str, Any], name: str) -> Dataset:
@@ -234,76 +228,45 @@ def _as_dataset(row: dict[str, Any], name: str) -> Dataset:
     return Dataset(name=name, kind=kind, columns=tuple(sorted(row["columns"])))
 
 
-def _datasets(g: GraphTraversalSource) -> dict[str, dict[str, Any]]:
+def _datasets(g: LineageTraversalSource) -> dict[str, dict[str, Any]]:
     rows = (
         g.V()
-        .has_label("table", "file")
+        .has_label(VertexLabel.TABLE, VertexLabel.FILE)
         .project("name", "kind", "columns")
-        .by("qualifiedName")
-        .by(__.coalesce(__.values("datasetKind"), __.constant("table")))
-        .by(__.out("hasColumn").values("name").fold())
+        .by(Key.QUALIFIED_NAME)
+        .by(__.coalesce(__.values(Key.DATASET_KIND), __.constant("table")))
+        .by(__.columns_of().values(Key.NAME).fold())
         .to_list()
     )
     return {row["name"]: row for row in rows}
 
 
-def _pairs(g: GraphTraversalSource, label: str) -> dict[str, list[str]]:
-    """process name -> dataset names, for ``usedBy`` (dataset -> process) or ``generated`` (process -> dataset)."""
-    process, dataset = (__.in_v(), __.out_v()) if label == "usedBy" else (__.out_v(), __.in_v())
-    rows = (
-        g.E()
-        .has_label(label)
-        .project("p", "d")
-        .by(process.values("qualifiedName"))
-        .by(dataset.values("qualifiedName"))
-        .to_list()
-    )
-    pairs: dict[str, list[str]] = {}
-    for row in rows:
-        pairs.setdefault(row["p"], []).append(row["d"])
-    return pairs
-
-
-def _column_edges(g: GraphTraversalSource) -> dict[str, list[ColumnEdge]]:
-    rows = (
-        g.E()
-        .has_label("flowsTo")
-        .project("source", "target", "process", "strength", "transform", "keyPath", "masking")
-        .by(__.out_v().values("qualifiedName"))
-        .by(__.in_v().values("qualifiedName"))
-        .by("process")
-        .by("strength")
-        .by("transform")
-        .by("keyPath")
-        .by("masking")
-        .to_list()
-    )
+def _column_edges(g: LineageTraversalSource) -> dict[str, list[ColumnEdge]]:
+    keys = (Key.PROCESS, Key.STRENGTH, Key.TRANSFORM, Key.KEY_PATH, Key.MASKING)
+    rows = g.E().has_label(EdgeLabel.FLOWS_TO).project("source", "target", *keys)
+    rows = rows.by(__.out_v().qualified_name()).by(__.in_v().qualified_name())
+    for key in keys:
+        rows = rows.by(key)
     edges: dict[str, list[ColumnEdge]] = {}
-    for row in sorted(rows, key=lambda r: (r["process"], r["target"], r["source"], r["transform"])):
-        edges.setdefault(row["process"], []).append(
+    for row in sorted(
+        rows.to_list(), key=lambda r: (r[Key.PROCESS], r["target"], r["source"], r[Key.TRANSFORM])
+    ):
+        edges.setdefault(row[Key.PROCESS], []).append(
             ColumnEdge(
                 row["source"],
                 row["target"],
-                row["strength"],
-                row["transform"],
-                row["masking"],
-                row["keyPath"] or None,
+                row[Key.STRENGTH],
+                row[Key.TRANSFORM],
+                row[Key.MASKING],
+                row[Key.KEY_PATH] or None,
             )
         )
     return edges
 
 
-def _runs(g: GraphTraversalSource) -> dict[str, list[RunInfo]]:
-    rows = (
-        g.E()
-        .has_label("hasRun")
-        .project("p", "run")
-        .by(__.out_v().values("qualifiedName"))
-        .by(__.in_v().value_map())
-        .to_list()
+def _runs(maps: list[dict[Any, Any]]) -> tuple[RunInfo, ...]:
+    """A process's runs from their element maps, by start time (runs without one first)."""
+    ordered = sorted(maps, key=lambda run: (Key.START_TIME in run, run.get(Key.START_TIME, "")))
+    return tuple(
+        RunInfo(**{field: run[key] for key, field in RUN_PROPERTIES.items() if key in run}) for run in ordered
     )
-    runs: dict[str, list[RunInfo]] = {}
-    for row in sorted(rows, key=lambda r: (r["p"], str(r["run"].get("startTime")))):
-        values = {field: row["run"][key][0] for key, field in _RUN_KEYS.items() if key in row["run"]}
-        runs.setdefault(row["p"], []).append(RunInfo(**values))
-    return runs

@@ -25,9 +25,10 @@ from gremlin_python.statics import long
 
 from lineage_platform.errors import ConfigError
 from lineage_platform.graph.connect import supports_transactions
+from lineage_platform.graph.vocabulary import Key, VertexLabel
 
-OUTBOX_LABEL = "cdcOutbox"
-COUNTER_LABEL = "cdcOutboxCounter"
+OUTBOX_LABEL = VertexLabel.CDC_OUTBOX
+COUNTER_LABEL = VertexLabel.CDC_OUTBOX_COUNTER
 STATE_BATCH = 500  # elements read back per traversal by record_state
 
 
@@ -160,11 +161,11 @@ class Outbox:
             g.V()
             .has_label(COUNTER_LABEL)
             .fold()
-            .coalesce(__.unfold(), __.add_v(COUNTER_LABEL).property("seq", long(0)))
-            .values("seq")
+            .coalesce(__.unfold(), __.add_v(COUNTER_LABEL).property(Key.SEQ, long(0)))
+            .values(Key.SEQ)
             .next()
         ) + 1
-        g.V().has_label(COUNTER_LABEL).property("seq", long(seq)).iterate()
+        g.V().has_label(COUNTER_LABEL).property(Key.SEQ, long(seq)).iterate()
         encoded = json.dumps(
             [
                 [*map(op_id, op[:-1]), to_avro(op[-1])]
@@ -175,9 +176,9 @@ class Outbox:
         )
         (
             g.add_v(OUTBOX_LABEL)
-            .property("seq", long(seq))
-            .property("committedAt", long(time.time_ns() // 1_000_000))
-            .property("ops", encoded)
+            .property(Key.SEQ, long(seq))
+            .property(Key.COMMITTED_AT, long(time.time_ns() // 1_000_000))
+            .property(Key.OPS, encoded)
             .iterate()
         )
         return seq

@@ -126,6 +126,20 @@ class WriteSummary:
 PropertyMerge = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 """How a vertex's properties absorb another report of it: (current, new) -> merged."""
 TERMINAL_STATUSES = frozenset({"SUCCEEDED", "FAILED", "ABORTED"})
+RUN_PROPERTIES = {
+    Key.RUN_ID: "external_id",
+    Key.USER: "user",
+    Key.START_TIME: "start_time",
+    Key.END_TIME: "end_time",
+    Key.HOST: "host",
+    Key.CLUSTER: "cluster",
+    Key.ENGINE: "engine",
+    Key.JOB: "job",
+    Key.QUEUE: "queue",
+    Key.STATUS: "status",
+    Key.SOURCE: "source",
+}
+"""A run vertex's property keys and the :class:`~lineage_platform.model.RunInfo` fields they hold."""
 RUN_STATE_KEYS = (Key.STATUS, Key.START_TIME, Key.END_TIME)
 
 
@@ -304,17 +318,7 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
             f"run:{run.run_id(key)}",
             merge_run if run.external_id else None,
             name=run.start_time or key,
-            runId=run.external_id,
-            user=run.user,
-            startTime=run.start_time,
-            endTime=run.end_time,
-            host=run.host,
-            cluster=run.cluster,
-            engine=run.engine,
-            job=run.job,
-            queue=run.queue,
-            status=run.status,
-            source=run.source,
+            **{prop: getattr(run, field) for prop, field in RUN_PROPERTIES.items()},
         )
         batch.edge(EdgeLabel.HAS_RUN, process, run_vertex)
         batch.provenance.add(process)  # a process's createBy is the user of its earliest run

@@ -40,7 +40,7 @@ import time
 import zlib
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from lineage_platform.errors import IngestError
 from lineage_platform.ingest.events.items import LineageItems
@@ -64,6 +64,18 @@ OPERATIONS: dict[str, Operation] = {
     "DROPTABLE": "DROP",
 }
 DEPENDENCY_TRANSFORMS = {"SIMPLE": "IDENTITY", "EXPRESSION": "TRANSFORMATION", "SCRIPT": "TRANSFORMATION"}
+
+
+class AtlasField:
+    """Atlas's names of entity fields and attributes (the notification's, not the lineage graph's keys that share
+    some of them: those are :class:`~lineage_platform.graph.vocabulary.Key`)."""
+
+    GUID: Final = "guid"
+    TYPE_NAME: Final = "typeName"
+    QUALIFIED_NAME: Final = "qualifiedName"
+    QUERY_TEXT: Final = "queryText"
+    START_TIME: Final = "startTime"
+    END_TIME: Final = "endTime"
 
 
 def is_atlas(event: dict[str, Any]) -> bool:
@@ -213,11 +225,13 @@ class _Entities:
     def __init__(self, entities: list[dict[str, Any]], referred: dict[str, Any]) -> None:
         self.all = [e for e in entities if isinstance(e, dict)]
         self.all += [e for e in referred.values() if isinstance(e, dict)]
-        self.by_guid = {e["guid"]: e for e in self.all if "guid" in e}
-        self.by_name = {(e.get("typeName"), _attr(e, "qualifiedName")): e for e in self.all}
+        self.by_guid = {e[AtlasField.GUID]: e for e in self.all if AtlasField.GUID in e}
+        self.by_name = {
+            (e.get(AtlasField.TYPE_NAME), _attr(e, AtlasField.QUALIFIED_NAME)): e for e in self.all
+        }
 
     def of_type(self, type_name: str) -> list[dict[str, Any]]:
-        return [e for e in self.all if e.get("typeName") == type_name]
+        return [e for e in self.all if e.get(AtlasField.TYPE_NAME) == type_name]
 
     def resolve(self, ref: Any, where: str) -> tuple[str, str, dict[str, Any] | None]:
         """(typeName, qualifiedName, the entity if the message holds it) of an object id."""
@@ -225,12 +239,12 @@ class _Entities:
             raise IngestError(
                 f"{where}: {ref!r} is not an Atlas object id", hint="expected {guid, typeName, ...}"
             )
-        entity = self.by_guid.get(ref.get("guid"))
-        type_name = ref.get("typeName") or (entity or {}).get("typeName")
-        name = (ref.get("uniqueAttributes") or {}).get("qualifiedName")
+        entity = self.by_guid.get(ref.get(AtlasField.GUID))
+        type_name = ref.get(AtlasField.TYPE_NAME) or (entity or {}).get(AtlasField.TYPE_NAME)
+        name = (ref.get("uniqueAttributes") or {}).get(AtlasField.QUALIFIED_NAME)
         if entity is None and name is not None:
             entity = self.by_name.get((type_name, name))
-        name = name or (entity and _attr(entity, "qualifiedName"))
+        name = name or (entity and _attr(entity, AtlasField.QUALIFIED_NAME))
         if not isinstance(name, str) or not type_name:
             raise IngestError(
                 f"{where}: unknown entity {ref.get('typeName', '?')} guid {ref.get('guid')!r}",
@@ -281,7 +295,7 @@ def lineage_items(notification: dict[str, Any], source: str) -> LineageItems:
         edges.setdefault(process_name, []).extend(_column_edges(lineage, index))
     items: LineageItems = []
     for process in index.of_type("hive_process"):
-        name = _attr(process, "qualifiedName") or ""
+        name = _attr(process, AtlasField.QUALIFIED_NAME) or ""
         items.append(_process_item(process, index, edges.pop(name, []), executions.get(name), source))
     if edges:
         raise IngestError(
@@ -303,16 +317,16 @@ def _declared_columns(entities: list[Any], index: _Entities, written: set[str]) 
         tables[table] = Dataset(name=table, kind=kind or known.kind, columns=known.columns + added)
 
     for entity in (e for e in entities if isinstance(e, dict)):
-        name = _attr(entity, "qualifiedName")
-        if entity.get("typeName") == "hive_table":
+        name = _attr(entity, AtlasField.QUALIFIED_NAME)
+        if entity.get(AtlasField.TYPE_NAME) == "hive_table":
             ref = {
-                "typeName": "hive_table",
-                "guid": entity.get("guid"),
-                "uniqueAttributes": {"qualifiedName": name},
+                AtlasField.TYPE_NAME: "hive_table",
+                AtlasField.GUID: entity.get(AtlasField.GUID),
+                "uniqueAttributes": {AtlasField.QUALIFIED_NAME: name},
             }
             table = _dataset(ref, index, "hive_table")
             declare(table.name, table.columns, table.kind)
-        elif entity.get("typeName") == "hive_column":
+        elif entity.get(AtlasField.TYPE_NAME) == "hive_column":
             table_name, _, column = _strip_cluster(str(name or "")).rpartition(".")
             if "." not in table_name:
                 raise IngestError(
@@ -345,19 +359,22 @@ def _renamed_table(
     table level: lineage written under the old name is reached from the new one.
     """
     entity_id = notification.get("entityId") or {}
-    old_name = (entity_id.get("uniqueAttributes") or {}).get("qualifiedName")
+    old_name = (entity_id.get("uniqueAttributes") or {}).get(AtlasField.QUALIFIED_NAME)
     entity = index.all[0] if index.all else {}
-    if entity_id.get("typeName") != "hive_table" or entity.get("typeName") != "hive_table":
+    if (
+        entity_id.get(AtlasField.TYPE_NAME) != "hive_table"
+        or entity.get(AtlasField.TYPE_NAME) != "hive_table"
+    ):
         return None
-    new_name = _attr(entity, "qualifiedName")
+    new_name = _attr(entity, AtlasField.QUALIFIED_NAME)
     if not isinstance(old_name, str) or not isinstance(new_name, str):
         return None
     if _strip_cluster(new_name) == _strip_cluster(old_name):
         return None
     ref = {
-        "typeName": "hive_table",
-        "guid": entity.get("guid"),
-        "uniqueAttributes": {"qualifiedName": new_name},
+        AtlasField.TYPE_NAME: "hive_table",
+        AtlasField.GUID: entity.get(AtlasField.GUID),
+        "uniqueAttributes": {AtlasField.QUALIFIED_NAME: new_name},
     }
     renamed = _dataset(ref, index, "renamed table")
     old = Dataset(name=_strip_cluster(old_name), kind=renamed.kind, columns=renamed.columns)
@@ -427,7 +444,7 @@ def _process_item(
     execution: dict[str, Any] | None,
     source: str,
 ) -> tuple[StatementLineage, RunInfo]:
-    name = _attr(process, "qualifiedName") or ""
+    name = _attr(process, AtlasField.QUALIFIED_NAME) or ""
     inputs = tuple(_dataset(ref, index, f"{name} input") for ref in _attr(process, "inputs") or [])
     outputs = tuple(_dataset(ref, index, f"{name} output") for ref in _attr(process, "outputs") or [])
     known = {d.name for d in inputs + outputs}
@@ -439,7 +456,7 @@ def _process_item(
                     hint="the process's inputs/outputs must list the tables of its column lineage",
                 )
     run_entity = execution or process
-    query = _attr(run_entity, "queryText") or _attr(process, "queryText") or name
+    query = _attr(run_entity, AtlasField.QUERY_TEXT) or _attr(process, AtlasField.QUERY_TEXT) or name
     statement = StatementLineage(
         index=0,
         operation=OPERATIONS.get(str(_attr(process, "operationType") or "").upper(), "OTHER"),
@@ -451,8 +468,8 @@ def _process_item(
     run = RunInfo(
         status=SUCCEEDED,  # the Hive hook reports queries after they ran successfully
         user=_attr(run_entity, "userName"),
-        start_time=_millis(_attr(run_entity, "startTime")),
-        end_time=_millis(_attr(run_entity, "endTime")),
+        start_time=_millis(_attr(run_entity, AtlasField.START_TIME)),
+        end_time=_millis(_attr(run_entity, AtlasField.END_TIME)),
         host=_attr(run_entity, "hostName"),
         cluster=_attr(process, "clusterName") or _cluster(name),
         engine="hive",

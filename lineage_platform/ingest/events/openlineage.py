@@ -55,6 +55,7 @@ SCHEMA_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent
 PROCESS_FACET = "lineagePlatform_process"
 RUN_FACET = "lineagePlatform_run"
 DATASET_FACET = "lineagePlatform_dataset"
+RUN_ID_FIELD = "runId"  # a RunEvent run's id (OpenLineage's field; the graph keeps it as Key.RUN_ID)
 KEY_PATH_PREFIX = "key path "
 FILE_SYSTEM_SCHEMES = frozenset(
     {"hdfs", "s3", "s3a", "s3n", "gs", "abfs", "abfss", "wasb", "wasbs", "file", "oss"}
@@ -308,6 +309,6 @@ def _run(event: dict[str, Any], event_type: str, job: dict[str, Any], source: st
         end_time=event_time if EVENT_STATUS[event_type] != RUNNING else None,
         engine=(facets.get("processing_engine") or {}).get("name"),
         job=f"{job.get('namespace')}/{job.get('name')}",
-        external_id=field(run, "runId", str, "event.run"),
+        external_id=field(run, RUN_ID_FIELD, str, "event.run"),
         source=source,
     )
