@@ -16,6 +16,7 @@ from rich.console import Console
 from lineage_platform.config import load_settings
 from lineage_platform.graph import connect
 from lineage_platform.graph.dsl import lineage_source
+from lineage_platform.graph.vocabulary import VertexLabel
 from lineage_platform.ingest.bulk_load import LoadOptions, bulk_load
 from lineage_platform.ingest.report import RichLoadProgress, summary_table
 from lineage_platform.ingest.sample_logs import generate_sample
@@ -115,7 +116,11 @@ def run_demo(
                 console.print(f"why {column} is PII:\n{explanation.describe()}", highlight=False)
 
     console.rule("5. TTL advice")
-    tables = [n.qualified_name for n in lineage.nodes.values() if n.label == "table" and n.id != lineage.root]
+    tables = [
+        n.qualified_name
+        for n in lineage.nodes.values()
+        if n.label == VertexLabel.TABLE and n.id != lineage.root
+    ]
     advices = [advise(g, name) for name in sorted(tables)]
     for advice in advices:
         console.print(

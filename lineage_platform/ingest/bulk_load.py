@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lineage_platform.config import load_settings
+from lineage_platform.graph.vocabulary import VertexLabel
 from lineage_platform.ingest.budget import ParseBudget
 from lineage_platform.ingest.catalog_index import CatalogIndex
 from lineage_platform.ingest.readers import AUTO, read_text, reader_for
@@ -322,7 +323,7 @@ class _Quiet:
         """No progress display."""
 
 
-_COUNTED = {"vertices": None, "processes": "process", "runs": "run"}
+_COUNTED = {"vertices": None, "processes": VertexLabel.PROCESS, "runs": VertexLabel.RUN}
 
 
 def graph_counts(graph_url: str) -> dict[str, int]:

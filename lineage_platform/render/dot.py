@@ -8,11 +8,17 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from lineage_platform.errors import LineageError
+from lineage_platform.graph.vocabulary import VertexLabel
 
 if TYPE_CHECKING:
     from lineage_platform.trace import LineageGraph
 
-SHAPES = {"table": "box", "file": "note", "topic": "cds", "column": "ellipse"}
+SHAPES = {
+    VertexLabel.TABLE: "box",
+    VertexLabel.FILE: "note",
+    VertexLabel.TOPIC: "cds",
+    VertexLabel.COLUMN: "ellipse",
+}
 
 
 def _quote(text: object) -> str:
@@ -24,7 +30,7 @@ def render_dot(lineage: LineageGraph) -> str:
     lines = ["digraph lineage {", "  rankdir=LR;", '  node [fontname="Helvetica", fontsize=10];']
     groups: dict[str, list] = defaultdict(list)
     for node in lineage.nodes.values():
-        table = node.qualified_name.rsplit(".", 1)[0] if node.label == "column" else ""
+        table = node.qualified_name.rsplit(".", 1)[0] if node.label == VertexLabel.COLUMN else ""
         groups[table].append(node)
     for cluster, (table, nodes) in enumerate(sorted(groups.items())):
         indent = "  "

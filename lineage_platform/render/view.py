@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from lineage_platform.graph.vocabulary import VertexLabel
+
 if TYPE_CHECKING:
     from lineage_platform.trace import LineageGraph, Node
 
@@ -18,7 +20,7 @@ CardContents = Mapping[str, Any]
 
 def card_of(node: Node) -> str:
     """The card a traced vertex is drawn in: a column's dataset (``db.table`` of ``db.table.col``), else itself."""
-    return node.qualified_name.rsplit(".", 1)[0] if node.label == "column" else node.qualified_name
+    return node.qualified_name.rsplit(".", 1)[0] if node.label == VertexLabel.COLUMN else node.qualified_name
 
 
 def lineage_view(traced: LineageGraph, contents: Mapping[str, CardContents] | None = None) -> dict[str, Any]:
@@ -31,11 +33,11 @@ def lineage_view(traced: LineageGraph, contents: Mapping[str, CardContents] | No
         card = cards.get(name)
         if card is None:
             found = contents.get(name, {})
-            kind = found.get("kind", "table" if node.label == "column" else node.label)
+            kind = found.get("kind", VertexLabel.TABLE if node.label == VertexLabel.COLUMN else node.label)
             card = cards[name] = {
                 "name": name,
                 "kind": kind,
-                "layer": name.split(".", 1)[0] if kind == "table" else kind,
+                "layer": name.split(".", 1)[0] if kind == VertexLabel.TABLE else kind,
                 "labels": list(found.get("labels", [])),
                 "columns": [],
                 "depth": node.depth,
@@ -48,7 +50,7 @@ def lineage_view(traced: LineageGraph, contents: Mapping[str, CardContents] | No
             card["depth"] = node.depth
         card["more_inputs"] |= node.more_inputs
         card["more_outputs"] |= node.more_outputs
-        if node.label == "column":
+        if node.label == VertexLabel.COLUMN:
             card["_traced"].add(node.qualified_name.rsplit(".", 1)[1])
     for card in cards.values():
         listed, traced_columns = card.pop("_all"), card.pop("_traced")
