@@ -247,7 +247,7 @@ class _Entities:
         name = name or (entity and _attr(entity, AtlasField.QUALIFIED_NAME))
         if not isinstance(name, str) or not type_name:
             raise IngestError(
-                f"{where}: unknown entity {ref.get('typeName', '?')} guid {ref.get('guid')!r}",
+                f"{where}: unknown entity {ref.get(AtlasField.TYPE_NAME, '?')} guid {ref.get(AtlasField.GUID)!r}",
                 hint="the message neither holds the entity nor names it by qualifiedName",
             )
         return type_name, name, entity
