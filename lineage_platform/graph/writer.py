@@ -234,11 +234,15 @@ class _Batch:
 
 def _dataset_vertex(batch: _Batch, dataset: Dataset, result_name: str) -> tuple[str, str]:
     if dataset.kind == "path":
-        dataset_key = batch.vertex(VertexLabel.FILE, dataset.name, name=dataset.name, datasetKind="path")
+        dataset_key = batch.vertex(
+            VertexLabel.FILE, dataset.name, **{Key.NAME: dataset.name, Key.DATASET_KIND: "path"}
+        )
     elif dataset.name == RESULT_DATASET:
-        dataset_key = batch.vertex(VertexLabel.TABLE, result_name, name="query result", datasetKind="result")
+        dataset_key = batch.vertex(
+            VertexLabel.TABLE, result_name, **{Key.NAME: "query result", Key.DATASET_KIND: "result"}
+        )
     else:
-        dataset_key = batch.vertex(VertexLabel.TABLE, dataset.name, datasetKind=dataset.kind)
+        dataset_key = batch.vertex(VertexLabel.TABLE, dataset.name, **{Key.DATASET_KIND: dataset.kind})
         if "." in dataset.name:
             database = batch.vertex(VertexLabel.DATABASE, dataset.name.split(".", 1)[0])
             batch.edge(EdgeLabel.CONTAINS, database, dataset_key)
@@ -276,10 +280,12 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
         VertexLabel.PROCESS,
         f"process:{key}",
         merge_process if statement.process_key else None,
-        name=f"{statement.operation} {first_output}",
-        operation=statement.operation,
-        queryText=statement.sql,
-        predicates=json.dumps([p.to_dict() for p in statement.predicates], default=str),
+        **{
+            Key.NAME: f"{statement.operation} {first_output}",
+            Key.OPERATION: statement.operation,
+            Key.QUERY_TEXT: statement.sql,
+            Key.PREDICATES: json.dumps([p.to_dict() for p in statement.predicates], default=str),
+        },
     )
     datasets: dict[str, tuple[str, str]] = {}  # the statement's datasets by graph name: their vertex keys
     for dataset in statement.inputs:
@@ -306,18 +312,20 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
             EdgeLabel.FLOWS_TO,
             source,
             target,
-            process=process[1],
-            strength=edge.strength,
-            transform=edge.transform,
-            keyPath=edge.key_path or "",
-            masking=bool(edge.masking),
+            **{
+                Key.PROCESS: process[1],
+                Key.STRENGTH: edge.strength,
+                Key.TRANSFORM: edge.transform,
+                Key.KEY_PATH: edge.key_path or "",
+                Key.MASKING: bool(edge.masking),
+            },
         )
     if run is not None:
         run_vertex = batch.merged_vertex(
             VertexLabel.RUN,
             f"run:{run.run_id(key)}",
             merge_run if run.external_id else None,
-            name=run.start_time or key,
+            **{Key.NAME: run.start_time or key},
             **{prop: getattr(run, field) for prop, field in RUN_PROPERTIES.items()},
         )
         batch.edge(EdgeLabel.HAS_RUN, process, run_vertex)
