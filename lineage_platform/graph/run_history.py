@@ -128,13 +128,13 @@ def compact_runs(
             rows = (
                 lineage_source(gtx)
                 .V(*owners[start : start + chunk])
-                .as_("process")
+                .as_("owner")
                 .runs()
                 .has(Key.START_TIME, P.lt(before))
-                .project("id", "key", "process", "start", "status")
+                .project("id", "key", "owner", "start", "status")
                 .by(T.id)
                 .by(__.qualified_name())
-                .by(__.select("process").id_())
+                .by(__.select("owner").id_())
                 .by(__.values(Key.START_TIME))
                 .by(__.coalesce(__.values(Key.STATUS), __.constant("UNKNOWN")))
                 .to_list()
@@ -154,7 +154,7 @@ def _roll_up(rows: list[dict[str, Any]]) -> dict[tuple[Any, str], list[dict[str,
     """The runs by (process id, day)."""
     days: dict[tuple[Any, str], list[dict[str, Any]]] = {}
     for row in rows:
-        days.setdefault((row["process"], row["start"][:10]), []).append(row)
+        days.setdefault((row["owner"], row["start"][:10]), []).append(row)
     return days
 
 
