@@ -22,7 +22,7 @@ from typing import Any, TextIO
 from gremlin_python.process.graph_traversal import GraphTraversalSource
 
 from lineage_platform.graph.dsl import LineageTraversalSource, __, lineage_source
-from lineage_platform.graph.vocabulary import EdgeLabel, Key, VertexLabel
+from lineage_platform.graph.vocabulary import Key, VertexLabel
 from lineage_platform.graph.writer import RUN_PROPERTIES, statement_key
 from lineage_platform.ingest.events.native import RUN_FIELDS
 from lineage_platform.ingest.events.openlineage import (
@@ -243,7 +243,7 @@ def _datasets(g: LineageTraversalSource) -> dict[str, dict[str, Any]]:
 
 def _column_edges(g: LineageTraversalSource) -> dict[str, list[ColumnEdge]]:
     keys = (Key.PROCESS, Key.STRENGTH, Key.TRANSFORM, Key.KEY_PATH, Key.MASKING)
-    rows = g.E().has_label(EdgeLabel.FLOWS_TO).project("source", "target", *keys)
+    rows = g.flows().project("source", "target", *keys)
     rows = rows.by(__.out_v().qualified_name()).by(__.in_v().qualified_name())
     for key in keys:
         rows = rows.by(key)

@@ -207,6 +207,10 @@ class LineageTraversalSource(GraphTraversalSource):
         """Processes (those named, if names are given)."""
         return self._vertices(VertexLabel.PROCESS, names)
 
+    def flows(self) -> LineageTraversal:
+        """Every column lineage edge (strong and weak)."""
+        return self.get_graph_traversal().E().has_label(EdgeLabel.FLOWS_TO)
+
     def classifications(self, *names: str) -> LineageTraversal:
         """Classification vertices, by their ``KEY=value`` names if given."""
         return self._vertices(VertexLabel.CLASSIFICATION, names)

@@ -23,7 +23,7 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource
 from gremlin_python.process.traversal import P, T
 
 from lineage_platform.graph.dsl import __, lineage_source
-from lineage_platform.graph.vocabulary import EdgeLabel, Key, LabelGroup
+from lineage_platform.graph.vocabulary import Key, LabelGroup
 from lineage_platform.labels.label import Label
 from lineage_platform.labels.propagate import (
     COPY_OPERATIONS,
@@ -61,8 +61,7 @@ def export_tables(g: GraphTraversalSource, directory: str | Path) -> Path:
     }
     hops: list[dict[str, Any]] = []
     for row in flow_edge_fields(
-        g.E()
-        .has_label(EdgeLabel.FLOWS_TO)
+        g.flows()
         .project("s", "t", "kind", *FLOW_EDGE_FIELDS)
         .by(__.out_v().id_())
         .by(__.in_v().id_())

@@ -98,6 +98,8 @@ def test_column_hops_follow_strong_edges_unless_weak(paper: LineageTraversalSour
     assert _names(paper.tables("default.avgsalary").upstream("column", weak=True)) == ["default.empinfo.dept"]
     edge = paper.columns("default.empinfo.dept").flows_out(weak=True).has("strength", "weak").element_map()
     assert [e["transform"] for e in edge.to_list()] == ["GROUP_BY"]
+    every = paper.columns().flows_out(weak=True).id_().to_list()
+    assert every and sorted(map(str, paper.flows().id_().to_list())) == sorted(map(str, every))
 
 
 def test_processes_operations_and_runs(paper: LineageTraversalSource) -> None:
