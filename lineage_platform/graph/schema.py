@@ -14,6 +14,7 @@ from graph_schema import load_schema
 from graph_schema.janusgraph import janusgraph_script
 from lineage_platform.config import load_settings
 from lineage_platform.errors import GraphError
+from lineage_platform.graph.connect import backend_facts, connect, quiet_driver_log
 
 
 @dataclass(frozen=True)
@@ -30,15 +31,13 @@ class SchemaReport:
 
 
 def apply_schema(url: str | None = None, *, client_factory=None) -> SchemaReport:
-    """Apply the schema to the graph at ``url``; for ws:// URLs submit the JanusGraph management script."""
+    """Apply the schema to the graph at ``url``; a Gremlin Server gets the JanusGraph management script."""
     url = url or load_settings().graph_url
     schema = load_schema()
     reply = None
-    if url.startswith(("ws://", "wss://")):
+    if backend_facts(url).shared:
         reply = _submit_script(url, janusgraph_script(schema), client_factory)
     else:
-        from lineage_platform.graph.connect import connect
-
         connect(url).V().limit(0).to_list()  # opens (and so creates) the store with the schema's constraints
     return SchemaReport(
         url,
@@ -59,8 +58,6 @@ def _no_script_engine(exc: Exception) -> bool:
 
 def _submit_script(url: str, script: str, client_factory) -> str:
     from gremlin_python.driver.client import Client
-
-    from lineage_platform.graph.connect import quiet_driver_log
 
     settings = load_settings()
     factory = client_factory or Client
