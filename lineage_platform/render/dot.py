@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from lineage_platform.errors import LineageError
 
 if TYPE_CHECKING:
-    from lineage_platform.trace import LineageGraph
+    from lineage_platform.model import LineageGraph
 
 SHAPES = {"table": "box", "file": "note", "topic": "cds", "column": "ellipse"}
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from lineage_platform.trace import LineageGraph, Node
+    from lineage_platform.model import LineageGraph, Node
 
 # what the graph adds to a card: {"kind": label, "labels": [...], "columns": [{"name": ..., "labels": [...]}]}
 CardContents = Mapping[str, Any]
