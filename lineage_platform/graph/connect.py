@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import uuid
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -207,7 +208,50 @@ def _unreachable(url: str, exc: Exception) -> GraphError | None:
 
 class ServerConnection(DriverRemoteConnection):
     """A DriverRemoteConnection whose failures to reach the server or to log in become a GraphError naming the
-    URL and what to do; the server's answers to the traversals themselves pass through unchanged."""
+    URL and what to do; the server's answers to the traversals themselves pass through unchanged.
+
+    Its sessions (``g.tx()``) wait for the server's answer to a commit or rollback and raise a refusal.
+    gremlinpython's own session connections hand the answer back unread and close the session at once, so a
+    commit the server refused (JanusGraph: a lock or uniqueness conflict with a concurrent writer) was lost
+    without an error, and the close could reach the server before the commit.
+    """
+
+    def __init__(self, url: str, traversal_source: str = "g", **options: Any) -> None:
+        super().__init__(url, traversal_source, **options)
+        self._options = options
+        self._sessions: list[ServerConnection] = []
+
+    def create_session(self) -> ServerConnection:
+        """A connection bound to a new server session (what ``g.tx().begin()`` asks for)."""
+        if self.is_session_bound():
+            raise GraphError(
+                "a session connection cannot open another session", hint="use the parent connection"
+            )
+        options = {**self._options, "session": uuid.uuid4()}
+        session = ServerConnection(self.url, self._traversal_source, **options)
+        self._sessions.append(session)
+        return session
+
+    def remove_session(self, session_based_connection: RemoteConnection) -> None:
+        """Close a session made by :meth:`create_session`."""
+        session_based_connection.close()
+        if session_based_connection in self._sessions:
+            self._sessions.remove(session_based_connection)
+
+    def close(self) -> None:
+        """Close this connection and the sessions it opened."""
+        for session in self._sessions:
+            session.close()
+        self._sessions.clear()
+        super().close()
+
+    def commit(self) -> None:
+        """Commit the session's transaction; a refusal raises GremlinServerError (a conflict is transient)."""
+        super().commit().all().result()
+
+    def rollback(self) -> None:
+        """Roll the session's transaction back, waiting for the server to have done it."""
+        super().rollback().all().result()
 
     def submit(self, bytecode: Any) -> RemoteTraversal:
         """Submit like DriverRemoteConnection; an unreachable server or refused credentials raise GraphError."""
@@ -331,13 +375,11 @@ def supports_transactions(g: GraphTraversalSource) -> bool:
         tx = g.tx()
         tx.begin()
         try:
-            answer = (
-                tx.rollback()
-            )  # a remote rollback answers with a ResultSet: its error comes with the result
-            if answer is not None:
-                answer.all().result()
+            tx.rollback()  # a ServerConnection session waits for the answer: a refusal raises here
             known = True
         except GremlinServerError as error:
+            if tx.is_open():
+                tx.close()  # the refused rollback left the session open
             if "does not support transactions" not in str(error):
                 raise
             known = False
