@@ -8,13 +8,15 @@ Groovy script engine cannot run it: the error says to apply the script at start-
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from graph_schema import load_schema
 from graph_schema.janusgraph import janusgraph_script
 from lineage_platform.config import load_settings
 from lineage_platform.errors import GraphError
-from lineage_platform.graph.connect import backend_facts, connect, quiet_driver_log
+from lineage_platform.graph.connect import backend_facts, connect, script_client
 
 
 @dataclass(frozen=True)
@@ -30,7 +32,9 @@ class SchemaReport:
     server_reply: str | None = None
 
 
-def apply_schema(url: str | None = None, *, client_factory=None) -> SchemaReport:
+def apply_schema(
+    url: str | None = None, *, client_factory: Callable[[str], Any] | None = None
+) -> SchemaReport:
     """Apply the schema to the graph at ``url``; a Gremlin Server gets the JanusGraph management script."""
     url = url or load_settings().graph_url
     schema = load_schema()
@@ -56,13 +60,8 @@ def _no_script_engine(exc: Exception) -> bool:
     return "Failed to interpret Gremlin query" in text or "script engine" in text.lower()
 
 
-def _submit_script(url: str, script: str, client_factory) -> str:
-    from gremlin_python.driver.client import Client
-
-    settings = load_settings()
-    factory = client_factory or Client
-    quiet_driver_log()
-    client = factory(url, "g", username=settings.graph_username or "", password=settings.graph_password or "")
+def _submit_script(url: str, script: str, client_factory: Callable[[str], Any] | None) -> str:
+    client = (client_factory or script_client)(url)  # credentials, and a transport safe inside an event loop
     try:
         return str(client.submit(script).all().result())
     except Exception as exc:  # the server's own message is the useful part
