@@ -248,6 +248,19 @@ def test_type_names_are_dataset_or_process_and_edges_carry_guid_name_type(g) -> 
     assert used["name"] == f"ods.orders usedBy process:{statement_key(ORDERS)}"
 
 
+def _readers_of_one_table(count: int) -> list[StatementLineage]:
+    """``count`` statements, each writing a table of its own from ``ods.shared`` (what concurrent writers share)."""
+    return [
+        _statement(
+            f"INSERT OVERWRITE TABLE dwd.t{i} SELECT id FROM ods.shared",
+            ["ods.shared"],
+            f"dwd.t{i}",
+            [ColumnEdge("ods.shared.id", f"dwd.t{i}.id")],
+        )
+        for i in range(count)
+    ]
+
+
 def test_concurrent_writers_of_the_same_lineage_on_janusgraph_create_each_element_once(
     janusgraph_url,
 ) -> None:
@@ -258,15 +271,7 @@ def test_concurrent_writers_of_the_same_lineage_on_janusgraph_create_each_elemen
 
     g = connect(janusgraph_url)
     g.V().drop().iterate()
-    statements = [
-        _statement(
-            f"INSERT OVERWRITE TABLE dwd.t{i} SELECT id FROM ods.shared",
-            ["ods.shared"],
-            f"dwd.t{i}",
-            [ColumnEdge("ods.shared.id", f"dwd.t{i}.id")],
-        )
-        for i in range(12)
-    ]
+    statements = _readers_of_one_table(12)
 
     def write(offset: int) -> int:
         source = connect(janusgraph_url)
@@ -327,15 +332,7 @@ def test_concurrent_transactions_of_the_same_lineage_on_janusgraph_all_land(janu
 
     g = connect(janusgraph_url)
     g.V().drop().iterate()
-    statements = [
-        _statement(
-            f"INSERT OVERWRITE TABLE dwd.t{i} SELECT id FROM ods.shared",
-            ["ods.shared"],
-            f"dwd.t{i}",
-            [ColumnEdge("ods.shared.id", f"dwd.t{i}.id")],
-        )
-        for i in range(12)
-    ]
+    statements = _readers_of_one_table(12)
 
     def write(part: int) -> None:
         source = connect(janusgraph_url)
