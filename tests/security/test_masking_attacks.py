@@ -1,4 +1,4 @@
-"""Adversarial masking tests: the attack suite of ``security.masking_attacks`` on DuckDB and Spark SQL.
+"""Adversarial masking tests: the attack suite of ``tools.security.masking_attacks`` on DuckDB and Spark SQL.
 
 Every attack runs in both modes against a real and a perturbed copy of the sample warehouse
 (``masking_worlds``): the outcome (stopped, refused, inference) must be the one the suite declares, and the
