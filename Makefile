@@ -55,8 +55,8 @@ format: setup
 
 # TinkerPop's Gherkin scenarios, then 10,000 random traversals compared with the reference TinkerGraph server
 conformance: setup
-	$(BIN)/python -m lineage_platform.graph.conformance
-	$(BIN)/python -m lineage_platform.graph.conformance.differential --count 10000 --seed 1
+	$(BIN)/python -m tools.conformance
+	$(BIN)/python -m tools.conformance.differential --count 10000 --seed 1
 
 # every benchmark with its defaults (bench_warehouse.py: 1/10 of the year, ~1 hour on 2 vCPUs)
 bench: setup

@@ -33,9 +33,9 @@ from lineage_platform.errors import SecurityError
 from lineage_platform.security.duckdb_masks import install_mask_functions
 from lineage_platform.security.masking import mask_query
 from lineage_platform.security.masking_rules import MaskingPolicy, MaskRule
-from lineage_platform.security.oracle import check_query
 from lineage_platform.security.resource_blocks import extract_resource_blocks
-from lineage_platform.security.sample_warehouse import SAMPLE_QUERIES, SAMPLE_SCHEMA, create_sample_warehouse
+from tools.security.oracle import check_query
+from tools.security.sample_warehouse import SAMPLE_QUERIES, SAMPLE_SCHEMA, create_sample_warehouse
 
 SENSITIVE_NAMES = {
     "phone": "show_last",

@@ -26,7 +26,8 @@ from synthetic_lineage import (  # beside this script
 )
 
 from lineage_platform.graph import connect
-from lineage_platform.trace import LineageGraph, trace
+from lineage_platform.model import LineageGraph
+from lineage_platform.trace import trace
 
 
 def _percentiles(samples: list[float]) -> tuple[float, float]:

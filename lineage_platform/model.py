@@ -4,12 +4,16 @@ All records are frozen dataclasses with a ``to_dict()`` giving the documented JS
 ``lineage_platform/sql/README.md``, "SQL lineage JSON contract"). Names are lower case and fully
 qualified: ``db.table`` for datasets, ``db.table.column`` for columns; paths (``hdfs://…``, ``s3://…``,
 ``/dir``) keep their spelling. A plain SELECT writes to the pseudo dataset :data:`RESULT_DATASET`.
+
+:class:`LineageGraph` is what a trace reads back from the graph (``trace.py``) and what ``render/`` draws; it lives
+here so that the two share it without importing each other.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+import json
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Operation = Literal[
@@ -193,3 +197,113 @@ class RunInfo:
             return self.external_id
         parts = (statement_key, self.start_time, self.user, self.host, self.cluster, self.engine, self.job)
         return hashlib.sha1("\x00".join(part or "" for part in parts).encode()).hexdigest()[:20]
+
+
+Direction = Literal["up", "down", "both"]
+Level = Literal["table", "column"]
+
+
+@dataclass
+class Node:
+    """A dataset (table, file, topic) or column in the traced lineage."""
+
+    id: Any
+    label: str
+    qualified_name: str
+    depth: int
+    properties: dict[str, Any] = field(default_factory=dict)
+    more_inputs: bool = False
+    more_outputs: bool = False
+
+
+@dataclass
+class Edge:
+    """A lineage edge of the result: source feeds target through a process (its qualifiedName)."""
+
+    source: Any
+    target: Any
+    process: str
+    strength: str = "strong"
+    transform: str | None = None
+    key_path: str | None = None
+
+
+@dataclass
+class Process:
+    """Provenance of a process: how (operation, query text) and its latest runs (who, when, where, why)."""
+
+    id: Any
+    qualified_name: str
+    operation: str | None
+    query_text: str | None
+    runs: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class LineageGraph:
+    """The subgraph a trace returns: nodes, edges and each process's provenance."""
+
+    root: Any
+    direction: Direction
+    level: Level
+    nodes: dict[Any, Node] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
+    processes: dict[str, Process] = field(default_factory=dict)  # by process qualifiedName
+    notes: list[str] = field(default_factory=list)
+    starts: list[Any] = field(default_factory=list)  # a table's columns, when it is traced at column level
+
+    @property
+    def start_ids(self) -> list[Any]:
+        """The vertices the search starts from: the root, or the root table's columns (``starts``)."""
+        return self.starts or [self.root]
+
+    @property
+    def partial(self) -> bool:
+        """True when a bound cut the result (see ``notes``)."""
+        return bool(self.notes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready mapping (ids become strings)."""
+        return {
+            "root": str(self.root),
+            "direction": self.direction,
+            "level": self.level,
+            "partial": self.partial,
+            "notes": self.notes,
+            "nodes": [{**asdict(n), "id": str(n.id)} for n in self.nodes.values()],
+            "edges": [{**asdict(e), "source": str(e.source), "target": str(e.target)} for e in self.edges],
+            "processes": [{**asdict(p), "id": str(p.id)} for p in self.processes.values()],
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The result as JSON text."""
+        return json.dumps(self.to_dict(), indent=indent, default=str)
+
+    def to_dot(self) -> str:
+        """The result as Graphviz DOT text."""
+        from lineage_platform.render.dot import render_dot
+
+        return render_dot(self)
+
+    def to_svg(self) -> str:
+        """The result drawn as SVG by Graphviz."""
+        from lineage_platform.render.dot import render_svg
+
+        return render_svg(self)
+
+    def to_tree(self) -> str:
+        """The result as an indented text tree from the root."""
+        from lineage_platform.render.tree import render_tree
+
+        return render_tree(self)
+
+    def to_html(self) -> str:
+        """The result as one self-contained HTML page (pan/zoom, click for provenance)."""
+        from lineage_platform.render.html import render_html
+
+        return render_html(self)
+
+    def _repr_html_(self) -> str:
+        from lineage_platform.render.html import render_notebook_html
+
+        return render_notebook_html(self)

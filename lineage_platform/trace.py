@@ -18,10 +18,8 @@ Plain SELECTs (reports, exports, ad-hoc queries) are processes writing a tempora
 from __future__ import annotations
 
 import difflib
-import json
 import time
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from gremlin_python.process.graph_traversal import GraphTraversal, GraphTraversalSource
 from gremlin_python.process.traversal import Direction as End
@@ -30,10 +28,8 @@ from gremlin_python.process.traversal import P, T, TextP
 from lineage_platform.errors import GraphError
 from lineage_platform.graph.dsl import STRONG, WEAK, LineageTraversalSource, __, lineage_source
 from lineage_platform.graph.vocabulary import Key, LabelGroup, VertexLabel
-from lineage_platform.model import RESULT_DATASET
+from lineage_platform.model import RESULT_DATASET, Direction, Edge, Level, LineageGraph, Node, Process
 
-Direction = Literal["up", "down", "both"]
-Level = Literal["table", "column"]
 _EDGE_KEYS = (
     Key.PROCESS,
     Key.STRENGTH,
@@ -44,112 +40,6 @@ RESULT_PREFIX = RESULT_DATASET + ":"  # qualifiedName prefix of a SELECT's resul
 
 
 LATEST_RUNS = 5  # the runs a trace carries per process, newest first
-
-
-@dataclass
-class Node:
-    """A dataset (table, file, topic) or column in the traced lineage."""
-
-    id: Any
-    label: str
-    qualified_name: str
-    depth: int
-    properties: dict[str, Any] = field(default_factory=dict)
-    more_inputs: bool = False
-    more_outputs: bool = False
-
-
-@dataclass
-class Edge:
-    """A lineage edge of the result: source feeds target through a process (its qualifiedName)."""
-
-    source: Any
-    target: Any
-    process: str
-    strength: str = STRONG
-    transform: str | None = None
-    key_path: str | None = None
-
-
-@dataclass
-class Process:
-    """Provenance of a process: how (operation, query text) and its latest runs (who, when, where, why)."""
-
-    id: Any
-    qualified_name: str
-    operation: str | None
-    query_text: str | None
-    runs: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass
-class LineageGraph:
-    """The subgraph a trace returns: nodes, edges and each process's provenance."""
-
-    root: Any
-    direction: Direction
-    level: Level
-    nodes: dict[Any, Node] = field(default_factory=dict)
-    edges: list[Edge] = field(default_factory=list)
-    processes: dict[str, Process] = field(default_factory=dict)  # by process qualifiedName
-    notes: list[str] = field(default_factory=list)
-    starts: list[Any] = field(default_factory=list)  # a table's columns, when it is traced at column level
-
-    @property
-    def start_ids(self) -> list[Any]:
-        """The vertices the search starts from: the root, or the root table's columns (``starts``)."""
-        return self.starts or [self.root]
-
-    @property
-    def partial(self) -> bool:
-        """True when a bound cut the result (see ``notes``)."""
-        return bool(self.notes)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready mapping (ids become strings)."""
-        return {
-            "root": str(self.root),
-            "direction": self.direction,
-            "level": self.level,
-            "partial": self.partial,
-            "notes": self.notes,
-            "nodes": [{**asdict(n), "id": str(n.id)} for n in self.nodes.values()],
-            "edges": [{**asdict(e), "source": str(e.source), "target": str(e.target)} for e in self.edges],
-            "processes": [{**asdict(p), "id": str(p.id)} for p in self.processes.values()],
-        }
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """The result as JSON text."""
-        return json.dumps(self.to_dict(), indent=indent, default=str)
-
-    def to_dot(self) -> str:
-        """The result as Graphviz DOT text."""
-        from lineage_platform.render.dot import render_dot
-
-        return render_dot(self)
-
-    def to_svg(self) -> str:
-        """The result drawn as SVG by Graphviz."""
-        from lineage_platform.render.dot import render_svg
-
-        return render_svg(self)
-
-    def to_tree(self) -> str:
-        """The result as an indented text tree from the root."""
-        from lineage_platform.render.tree import render_tree
-
-        return render_tree(self)
-
-    def to_html(self) -> str:
-        """The result as one self-contained HTML page (pan/zoom, click for provenance)."""
-        from lineage_platform.render.html import render_html
-
-        return render_html(self)
-
-    def _repr_html_(self) -> str:
-        from lineage_platform.render.html import render_notebook_html
-
-        return render_notebook_html(self)
 
 
 def resolve(g: GraphTraversalSource, name: str) -> dict[str, Any]:

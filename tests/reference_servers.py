@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from lineage_platform.graph.conformance.reference_server import REPO, ReferenceServer, server_home
+from tools.conformance.reference_server import REPO, ReferenceServer, server_home
 
 SCHEMA_SCRIPT = REPO / "graph_schema" / "janusgraph" / "schema.groovy"
 

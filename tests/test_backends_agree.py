@@ -21,12 +21,12 @@ from lineage_platform.graph.writer import LineageWriter
 from lineage_platform.impact import impact
 from lineage_platform.labels import Declaration, Label, declare, propagate
 from lineage_platform.labels.propagate import labels_of
-from lineage_platform.model import RunInfo
+from lineage_platform.model import LineageGraph, RunInfo
 from lineage_platform.netflow.generate import FlowProfile, generate
 from lineage_platform.netflow.maintenance import LayoutRequest, ingest
 from lineage_platform.netflow.query import run_query
 from lineage_platform.sql import extract_lineage
-from lineage_platform.trace import LineageGraph, trace
+from lineage_platform.trace import trace
 from lineage_platform.ttl import advise
 
 SQL = (Path(__file__).parent / "fixtures" / "labels_warehouse.sql").read_text()

@@ -70,6 +70,33 @@ def test_another_commands_env_var_does_not_break_sql_lineage() -> None:
     assert json.loads(as_json.output)[0]["outputs"]
 
 
+def test_trace_options_come_from_their_env_vars(tmp_path: Path) -> None:
+    url = f"embedded:{tmp_path / 'graph'}"
+    subprocess.run([sys.executable, "-c", LOAD, url, FIXTURES / "dag_provenance_paper.sql"], check=True)
+    runner = CliRunner()
+    by_flags = runner.invoke(cli, ["trace", "default.empinfo", "--down", "--format", "json", "--graph", url])
+    by_env = runner.invoke(
+        cli,
+        ["trace", "default.empinfo", "--graph", url],
+        env={"LINEAGE_TRACE_DIRECTION": "down", "LINEAGE_TRACE_FORMAT": "json"},
+    )
+    upstream = runner.invoke(cli, ["trace", "default.empinfo", "--format", "json", "--graph", url])
+    assert by_flags.exit_code == by_env.exit_code == upstream.exit_code == 0, by_env.output
+    assert json.loads(by_env.output) == json.loads(by_flags.output) != json.loads(upstream.output)
+    assert "default.avgsalary" in by_env.output and "default.avgsalary" not in upstream.output
+    flag_wins = runner.invoke(
+        cli, ["trace", "default.empinfo", "--up", "--graph", url], env={"LINEAGE_TRACE_DIRECTION": "down"}
+    )
+    assert "default.employee" in flag_wins.output and "default.avgsalary" not in flag_wins.output
+    sideways = runner.invoke(
+        cli, ["trace", "default.empinfo", "--graph", url], env={"LINEAGE_TRACE_DIRECTION": "sideways"}
+    )
+    assert (
+        sideways.exit_code == 2
+        and "LINEAGE_TRACE_DIRECTION='sideways' is none of up, down, both" in sideways.output
+    )
+
+
 def test_a_table_traced_at_column_level_shows_its_columns_lineage(tmp_path: Path) -> None:
     url = f"embedded:{tmp_path / 'graph'}"
     subprocess.run([sys.executable, "-c", LOAD, url, FIXTURES / "dag_provenance_paper.sql"], check=True)

@@ -1,4 +1,4 @@
-"""Every docstring example in the installed packages runs: one test per module that has examples."""
+"""Every docstring example in the installed packages and in tools/ runs: one test per module that has examples."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ import pytest
 
 import graph_schema
 import lineage_platform
+import tools
 
 
 def _modules_with_examples() -> list[str]:
     found = []
-    for package in (lineage_platform, graph_schema):
+    for package in (lineage_platform, graph_schema, tools):
         for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
             spec = importlib.util.find_spec(info.name)
             if (

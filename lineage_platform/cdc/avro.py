@@ -16,7 +16,8 @@ import fastavro
 
 from lineage_platform.cdc.errors import ChangeCaptureError, SchemaVersionError
 from lineage_platform.cdc.events import OPS, ChangeEvent
-from lineage_platform.cdc.values import TAGGED_VALUE_SCHEMA, from_avro, to_avro
+from lineage_platform.cdc.values import TAGGED_VALUE_SCHEMA, to_avro
+from lineage_platform.graph.change_values import decode_value
 
 SCHEMA_VERSION = 1
 _ID = ["long", "string"]
@@ -167,5 +168,5 @@ def decode_event(data: bytes) -> ChangeEvent:
             f"a change event (schema version {version}) cannot be decoded: {exc}",
             hint="check that the topic holds only `lineage cdc relay` output",
         ) from exc
-    record["value"] = from_avro(record["value"])
+    record["value"] = decode_value(record["value"])
     return ChangeEvent(**{name: record[name] for name in _FIELDS})

@@ -1,4 +1,4 @@
-"""Change source 1: tail the embedded store's own write-ahead log (nothing extra on the write path)."""
+"""Change source 1: the embedded store's own change feed, its write-ahead log (nothing extra on the write path)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from lineage_platform.cdc.errors import BootstrapRequired
 from lineage_platform.cdc.events import ChangeEvent, ops_to_events
 from lineage_platform.cdc.store_snapshot import labels_as_of
 from lineage_platform.errors import StoreCorruptError, StoreError
-from lineage_platform.graph.changes import LogTail
+from lineage_platform.graph.changes import ChangeFeed
 
 
 class LogCapture:
@@ -26,7 +26,7 @@ class LogCapture:
         self.graph = graph or self.store.name
         self.scn = after_scn
         self._labels = labels_as_of(self.store, after_scn)
-        self._tail = LogTail(self.store, after_scn)
+        self._feed = ChangeFeed(self.store)
 
     @property
     def name(self) -> str:
@@ -37,13 +37,13 @@ class LogCapture:
         """``(scn, events)`` of up to ``max_transactions`` transactions committed since the last poll."""
         now_ms = time.time_ns() // 1_000_000
         try:
-            for scn, ops in itertools.islice(self._tail.poll(), max_transactions):
+            for scn, ops in itertools.islice(self._feed.changes(self.scn), max_transactions):
                 self.scn = scn
                 yield scn, ops_to_events(self.graph, scn, ops, now_ms, self._labels)
         except StoreCorruptError:
             raise
         except StoreError as exc:
-            oldest = _oldest_retained_scn(self.store)
+            oldest = self._feed.oldest_retained_scn()
             if oldest is None or oldest <= self.scn + 1:
                 raise
             raise BootstrapRequired(
@@ -54,9 +54,3 @@ class LogCapture:
 
     def acknowledge(self, scn: int) -> None:
         """Nothing to release: the store's retention decides when old log segments go."""
-
-
-def _oldest_retained_scn(store: Path) -> int | None:
-    """The first SCN of the oldest log segment left in ``store`` (None if there is none)."""
-    bases = [int(path.name[4:-4]) for path in store.glob("wal-*.log") if path.name[4:-4].isdigit()]
-    return min(bases, default=None)

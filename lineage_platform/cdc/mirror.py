@@ -23,7 +23,8 @@ from typing import Any
 from lineage_platform.cdc.content import GraphContent, freeze
 from lineage_platform.cdc.events import ChangeEvent
 from lineage_platform.cdc.subscriber import Position, Snapshot
-from lineage_platform.cdc.values import from_avro, to_avro
+from lineage_platform.cdc.values import to_avro
+from lineage_platform.graph.change_values import decode_value
 from lineage_platform.graph.vocabulary import EdgeLabel, Key, VertexLabel
 
 
@@ -85,7 +86,7 @@ def _loaded(value: Any, kind: str | None) -> Any:
         return bool(value)
     if kind == "float":
         return float(value)
-    return from_avro({"kind": kind, "json": value})
+    return decode_value({"kind": kind, "json": value})
 
 
 # op -> (SQL, function building its parameters from an event); rows carry (value, value_kind) pairs

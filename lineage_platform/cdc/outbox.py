@@ -24,7 +24,7 @@ from gremlin_python.statics import long
 
 from lineage_platform.cdc.events import ChangeEvent, LabelIndex, ops_to_events
 from lineage_platform.cdc.subscriber import Snapshot
-from lineage_platform.cdc.values import from_avro
+from lineage_platform.graph.change_values import decode_value
 from lineage_platform.graph.outbox import COUNTER_LABEL, OUTBOX_LABEL, Outbox, op_id
 from lineage_platform.graph.vocabulary import Key
 
@@ -33,7 +33,8 @@ __all__ = ["COUNTER_LABEL", "OUTBOX_LABEL", "Outbox", "OutboxCapture", "snapshot
 
 def _decode_ops(text: str) -> list[tuple]:
     return [
-        (*op[:-1], from_avro(op[-1])) if op[0] in ("addVP", "setEP") else tuple(op) for op in json.loads(text)
+        (*op[:-1], decode_value(op[-1])) if op[0] in ("addVP", "setEP") else tuple(op)
+        for op in json.loads(text)
     ]
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from lineage_platform.cdc.errors import ChangeCaptureError
 from lineage_platform.cdc.events import ChangeEvent, LabelIndex, ops_to_events
 from lineage_platform.errors import StoreError
-from lineage_platform.graph.changes import MemGraph, read_since, read_snapshot
+from lineage_platform.graph.changes import ChangeFeed, MemGraph, read_snapshot
 
 _ATTEMPTS = 5  # a concurrent checkpoint may delete the snapshot we listed; then list again
 
@@ -53,7 +53,7 @@ def snapshot_of_store(store: Path) -> StoreSnapshot:
     graph = MemGraph()
     if state is not None:
         graph.import_state(state)
-    for record_scn, ops in read_since(store, scn):
+    for record_scn, ops in ChangeFeed(store).changes(scn):
         graph.apply(ops)
         scn = record_scn
     return StoreSnapshot(scn, graph.export_state())
@@ -73,7 +73,7 @@ def labels_as_of(store: Path, after_scn: int) -> LabelIndex:
         labels.add_vertices(vertices)
         labels.add_edges((eid, label) for eid, label, *_ in edges)
     if scn < after_scn:
-        for record_scn, ops in read_since(store, scn):
+        for record_scn, ops in ChangeFeed(store).changes(scn):
             if record_scn > after_scn:
                 break
             ops_to_events("", record_scn, ops, 0, labels)

@@ -8,7 +8,13 @@ from lineage_platform.cli import params as p
 
 
 @click.command()
-@click.option("--work-dir", type=click.Path(file_okay=False), default=None, help="Where logs and state go.")
+@p.option(
+    "--work-dir",
+    command="demo",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Where logs and state go (default: the work directory's demo/).",
+)
 @p.graph_url
 def demo(work_dir: str | None, graph_url: str | None) -> None:
     """Generate sample job logs, bulk-load them with Spark, propagate labels, trace and advise TTLs."""

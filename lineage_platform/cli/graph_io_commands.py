@@ -84,17 +84,16 @@ def import_(
     """Load a GraphSON 3.0 file (one vertex per line) into the graph; elements already there are kept, so running
     it again after a kill or after fixing bad lines completes the graph."""
     from graph_schema import load_schema
-    from lineage_platform.config import load_settings
-    from lineage_platform.graph.connect import connect
-    from lineage_platform.graph.graphson import default_id_strategy, import_graph
+    from lineage_platform.graph.connect import backend_facts, connect
+    from lineage_platform.graph.graphson import import_graph
 
-    url = graph_url or load_settings().graph_url
+    g = connect(graph_url)
     with _progress_bars() as progress:
         summary = import_graph(
-            connect(url),
+            g,
             file,
             batch_size=batch_size,
-            id_strategy=id_strategy or default_id_strategy(url),
+            id_strategy=id_strategy or backend_facts(g).id_strategy,
             bad_lines_file=file.with_name(file.name + ".bad.jsonl") if skip_bad else None,
             progress=progress,
             schema=None if any_schema else load_schema(),

@@ -8,6 +8,8 @@ import click
 
 from lineage_platform.cli import params as p
 
+_YAML_FILE = click.Path(exists=True, dir_okay=False)
+
 
 @click.group()
 def labels() -> None:
@@ -27,8 +29,8 @@ def labels() -> None:
 @labels.command()
 @click.argument("name", required=False)
 @click.argument("label_texts", metavar="LABEL...", nargs=-1)
-@click.option("--file", "file_", type=click.Path(exists=True, dir_okay=False), help="YAML declarations file.")
-@click.option("--by", "declared_by", default=None, help="Who declares (default: the current user).")
+@p.option("--file", "file_", command="labels declare", type=_YAML_FILE, help="YAML declarations file.")
+@p.option("--by", "declared_by", command="labels declare", help="Who declares (default: the current user).")
 @p.graph_url
 def declare(
     name: str | None, label_texts: tuple[str, ...], file_: str | None, declared_by: str | None, graph_url
@@ -66,8 +68,14 @@ def remove(name: str, label_texts: tuple[str, ...], graph_url: str | None) -> No
 
 
 @labels.command()
-@click.option("--rules", type=click.Path(exists=True, dir_okay=False), help="YAML propagation rules.")
-@click.option("--seed", "seeds", multiple=True, help="Only propagate onward from these names (repeatable).")
+@p.option("--rules", command="labels propagate", type=_YAML_FILE, help="YAML propagation rules.")
+@p.option(
+    "--seed",
+    "seeds",
+    command="labels propagate",
+    multiple=True,
+    help="Only propagate onward from these names (repeatable; in the env var, separated by spaces).",
+)
 @p.graph_url
 def propagate(rules: str | None, seeds: tuple[str, ...], graph_url: str | None) -> None:
     """Spread labels along lineage until nothing changes, and store the result."""

@@ -4,7 +4,9 @@ whose meaning differs between commands (``--engine``, ``--format``, ``--output``
 
 from __future__ import annotations
 
+import os
 import socket
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -105,6 +107,30 @@ def output_format(command: str, choices: list[str], default: str, help: str):
         show_default=True,
         help=help,
     )
+
+
+def one_of_flags(command: str, dest: str, flags: list[tuple[str, str, str]], default: str) -> Callable:
+    """Flags that each set ``dest`` to one value (``--up``/``--down``/``--both``), all read from one env var
+    named after ``dest`` (``LINEAGE_TRACE_DIRECTION=down``); ``flags`` are (flag, value, help). An env value that
+    is none of the values is a usage error, not a silent default."""
+    envvar = env_var(f"--{dest}", command)
+    values = [value for _, value, _ in flags]
+
+    def check(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        raw = os.environ.get(envvar)
+        if raw and raw not in values:
+            raise click.BadParameter(f"{envvar}={raw!r} is none of {', '.join(values)}", ctx, param)
+        return value
+
+    def decorate(function: Callable) -> Callable:
+        for flag, value, text in reversed(flags):
+            chosen = {"default": True} if value == default else {}
+            function = option(
+                flag, dest, envvar=envvar, flag_value=value, callback=check, help=text, **chosen
+            )(function)
+        return function
+
+    return decorate
 
 
 policy_file = option(

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from lineage_platform.cli import params as p
-from lineage_platform.config import DEFAULT_GRAPH_PATH, ENV_PREFIX, load_settings
+from lineage_platform.config import ENV_PREFIX, load_settings
 from lineage_platform.errors import ConfigError
 
 
@@ -29,13 +29,16 @@ def _store_path(store: str | None, graph_url: str | None) -> Path:
     """The embedded store to serve: --store, else an ``embedded:`` graph URL, else the default store."""
     if store:
         return Path(store)
+    from lineage_platform.graph import backend_facts
+
     url = graph_url or load_settings().graph_url
-    if not url.startswith("embedded:"):
+    served = backend_facts(url).store
+    if served is None:
         raise ConfigError(
             f"cannot serve {url!r}: only an embedded store can be served",
             hint="pass --store PATH or --graph embedded:PATH",
         )
-    return Path(url.removeprefix("embedded:") or DEFAULT_GRAPH_PATH).expanduser()
+    return served
 
 
 @click.command()

@@ -13,37 +13,50 @@ FORMATS = ("tree", "json", "dot", "svg", "html")
 
 @click.command()
 @click.argument("name")
-@click.option("--up", "direction", flag_value="up", default=True, help="Trace upstream sources (default).")
-@click.option("--down", "direction", flag_value="down", help="Trace downstream destinations.")
-@click.option("--both", "direction", flag_value="both", help="Trace both ways.")
+@p.one_of_flags(
+    "trace",
+    "direction",
+    [
+        ("--up", "up", "Trace upstream sources (default)."),
+        ("--down", "down", "Trace downstream destinations."),
+        ("--both", "both", "Trace both ways."),
+    ],
+    default="up",
+)
 @p.depth
-@click.option(
+@p.option(
     "--level",
+    command="trace",
     type=click.Choice(["table", "column"]),
     default=None,
     help="Level (default: the name's); a table at column level is traced from all its columns.",
 )
-@click.option("--include-weak", is_flag=True, help="Also follow weak (filter/join/group-by) column edges.")
+@p.option("--include-weak", is_flag=True, help="Also follow weak (filter/join/group-by) column edges.")
 @p.selects(default=False)
-@click.option("--since", default=None, help="Only processes with a run at or after this ISO date.")
-@click.option(
+@p.option("--since", default=None, help="Only processes with a run at or after this ISO date.")
+@p.option(
     "--fanout",
     type=click.IntRange(min=1),
     default=200,
     show_default=True,
     help="Neighbours expanded per vertex and hop.",
 )
-@click.option(
+@p.option(
     "--limit",
     type=click.IntRange(min=1),
     default=100_000,
     show_default=True,
     help="Maximum vertices in the result.",
 )
-@click.option(
-    "--format", "output_format", type=click.Choice(FORMATS), default="tree", show_default=True, help="Output."
+@p.output_format("trace", list(FORMATS), "tree", "Output.")
+@p.option(
+    "--output",
+    "-o",
+    command="trace",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write to this file.",
 )
-@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write to this file.")
 @p.graph_url
 def trace(
     name: str,
@@ -93,9 +106,7 @@ def trace(
 @click.argument("name")
 @p.depth
 @p.selects(default=True)
-@click.option(
-    "--format", "output_format", type=click.Choice(["table", "json"]), default="table", help="Output."
-)
+@p.output_format("impact", ["table", "json"], "table", "Output.")
 @p.graph_url
 def impact(
     name: str, depth: int | None, include_selects: bool, output_format: str, graph_url: str | None

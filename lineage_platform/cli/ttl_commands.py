@@ -16,19 +16,20 @@ def ttl() -> None:
 
 @ttl.command()
 @click.argument("table")
-@click.option(
+@p.option(
     "--margin",
     type=click.IntRange(min=0),
     default=1,
     show_default=True,
     help="Days added to the longest read range.",
 )
-@click.option(
-    "--partition-column", "partition_columns", multiple=True, help="Partition column names (repeatable)."
+@p.option(
+    "--partition-column",
+    "partition_columns",
+    multiple=True,
+    help="Partition column names (repeatable; in the env var, separated by spaces).",
 )
-@click.option(
-    "--format", "output_format", type=click.Choice(["table", "json"]), default="table", help="Output."
-)
+@p.output_format("ttl advise", ["table", "json"], "table", "Output.")
 @p.graph_url
 def advise(
     table: str, margin: int, partition_columns: tuple[str, ...], output_format: str, graph_url

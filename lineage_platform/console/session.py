@@ -17,11 +17,9 @@ from gremlin_python.process.traversal import Bytecode
 
 from lineage_platform.config import load_settings
 from lineage_platform.errors import TraversalError, UnsupportedStepError
-from lineage_platform.graph import connect
+from lineage_platform.graph import backend_facts, connect
 from lineage_platform.graph.connect import script_client
 from lineage_platform.graph.gremlin_text import ParsedTraversal, parse_script
-
-REMOTE_SCHEMES = ("ws://", "wss://")
 
 
 @dataclass(frozen=True)
@@ -95,7 +93,7 @@ class GremlinSession:
         self.url = url or load_settings().graph_url
         self._client: Any = None
         self._g: Any = None
-        if self.url.startswith(REMOTE_SCHEMES):
+        if backend_facts(self.url).shared:
             self._client = script_client(self.url)
         else:
             self._g = connect(self.url)

@@ -9,6 +9,9 @@
 
 Transactions behave the same on every backend: outside ``g.tx()`` each traversal commits on its own, as a
 sessionless Gremlin Server request does; inside ``g.tx()`` the usual commit and rollback apply.
+
+This module is the only place that reads a graph URL: callers ask :func:`backend_facts` (of a connection or of a
+URL) whether the graph is shared, who makes ids, which change feed it offers and whether it has transactions.
 """
 
 from __future__ import annotations
@@ -16,8 +19,11 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import uuid
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from gremlin_python.driver.client import Client
 from gremlin_python.driver.driver_remote_connection import DriverRemoteConnection
@@ -30,9 +36,65 @@ from graph_schema import load_schema
 from lineage_platform.config import DEFAULT_GRAPH_PATH, ENV_PREFIX, load_settings
 from lineage_platform.errors import ConfigError, GraphError
 
+_SERVER_SCHEMES = ("ws://", "wss://")
 _lock = threading.Lock()
 _embedded: dict[str, Any] = {}  # resolved store path (or "memory:<n>") -> EmbeddedGraph
 _remote: list[Any] = []  # open DriverRemoteConnections, closed at exit
+
+
+class IdStrategy(StrEnum):
+    """Who gives elements their ids: the writer (ids kept as written) or the graph server."""
+
+    KEEP = "keep"  # write the given vertex, edge and vertex-property ids (embedded engine, TinkerGraph)
+    GENERATE = "generate"  # let the graph choose ids (JanusGraph: no user-supplied ids by default)
+
+
+ChangeFeed = Literal["log", "outbox"]
+
+
+@dataclass(frozen=True)
+class BackendFacts:
+    """What callers may ask about a graph backend instead of parsing its URL.
+
+    shared: a Gremlin Server other processes also write to (ws://), rather than a store in this process.
+    id_strategy: whether ids given by a writer are kept or the server generates them (GraphSON import's default).
+    change_feed: where change capture reads committed writes: ``"log"`` (an embedded durable store's own log),
+    ``"outbox"`` (a served graph's change-capture outbox) or None (``memory:`` keeps nothing).
+    transactions: whether ``g.tx()`` works; None until :func:`supports_transactions` has asked the server.
+    store: the embedded durable store's directory (None for ``memory:`` and servers).
+    """
+
+    shared: bool
+    id_strategy: IdStrategy
+    change_feed: ChangeFeed | None
+    transactions: bool | None
+    store: Path | None = None
+
+
+_MEMORY_FACTS = BackendFacts(shared=False, id_strategy=IdStrategy.KEEP, change_feed=None, transactions=True)
+_SERVER_FACTS = BackendFacts(
+    shared=True, id_strategy=IdStrategy.GENERATE, change_feed="outbox", transactions=None
+)
+
+
+def _store_facts(store: Path) -> BackendFacts:
+    return BackendFacts(
+        shared=False, id_strategy=IdStrategy.KEEP, change_feed="log", transactions=True, store=store
+    )
+
+
+def _url_facts(url: str) -> BackendFacts:
+    """The facts of the backend ``url`` names; an unknown URL is a ConfigError saying which URLs work."""
+    if url.startswith(_SERVER_SCHEMES):
+        return _SERVER_FACTS
+    if url == "memory:":
+        return _MEMORY_FACTS
+    if url.startswith("embedded:"):
+        return _store_facts(Path(url.removeprefix("embedded:") or DEFAULT_GRAPH_PATH).expanduser())
+    raise ConfigError(
+        f"unknown graph URL {url!r}",
+        hint="use embedded:PATH, memory: or ws://host:port/gremlin (set LINEAGE_GRAPH_URL or --graph)",
+    )
 
 
 class EmbeddedRemoteConnection(RemoteConnection):
@@ -44,6 +106,11 @@ class EmbeddedRemoteConnection(RemoteConnection):
         self._session = session
         self._tx: Any = None
         self._closed = False
+
+    @property
+    def graph(self) -> Any:
+        """The EmbeddedGraph this connection executes on."""
+        return self._graph
 
     def submit(self, bytecode: Any) -> RemoteTraversal:
         """Execute the bytecode; inside a session, within the session's transaction."""
@@ -141,7 +208,50 @@ def _unreachable(url: str, exc: Exception) -> GraphError | None:
 
 class ServerConnection(DriverRemoteConnection):
     """A DriverRemoteConnection whose failures to reach the server or to log in become a GraphError naming the
-    URL and what to do; the server's answers to the traversals themselves pass through unchanged."""
+    URL and what to do; the server's answers to the traversals themselves pass through unchanged.
+
+    Its sessions (``g.tx()``) wait for the server's answer to a commit or rollback and raise a refusal.
+    gremlinpython's own session connections hand the answer back unread and close the session at once, so a
+    commit the server refused (JanusGraph: a lock or uniqueness conflict with a concurrent writer) was lost
+    without an error, and the close could reach the server before the commit.
+    """
+
+    def __init__(self, url: str, traversal_source: str = "g", **options: Any) -> None:
+        super().__init__(url, traversal_source, **options)
+        self._options = options
+        self._sessions: list[ServerConnection] = []
+
+    def create_session(self) -> ServerConnection:
+        """A connection bound to a new server session (what ``g.tx().begin()`` asks for)."""
+        if self.is_session_bound():
+            raise GraphError(
+                "a session connection cannot open another session", hint="use the parent connection"
+            )
+        options = {**self._options, "session": uuid.uuid4()}
+        session = ServerConnection(self.url, self._traversal_source, **options)
+        self._sessions.append(session)
+        return session
+
+    def remove_session(self, session_based_connection: RemoteConnection) -> None:
+        """Close a session made by :meth:`create_session`."""
+        session_based_connection.close()
+        if session_based_connection in self._sessions:
+            self._sessions.remove(session_based_connection)
+
+    def close(self) -> None:
+        """Close this connection and the sessions it opened."""
+        for session in self._sessions:
+            session.close()
+        self._sessions.clear()
+        super().close()
+
+    def commit(self) -> None:
+        """Commit the session's transaction; a refusal raises GremlinServerError (a conflict is transient)."""
+        super().commit().all().result()
+
+    def rollback(self) -> None:
+        """Roll the session's transaction back, waiting for the server to have done it."""
+        super().rollback().all().result()
 
     def submit(self, bytecode: Any) -> RemoteTraversal:
         """Submit like DriverRemoteConnection; an unreachable server or refused credentials raise GraphError."""
@@ -226,35 +336,50 @@ def connect(url: str | None = None, *, outbox: bool | None = None) -> GraphTrave
     (default: ``LINEAGE_GRAPH_OUTBOX``); an embedded store needs none (change capture tails its log).
     """
     url = url or load_settings().graph_url
-    if url.startswith(("ws://", "wss://")):
+    facts = _url_facts(url)
+    if facts.shared:
         return traversal().with_remote(_remote_connection(url, outbox))
-    if url == "memory:":
-        return traversal().with_remote(EmbeddedRemoteConnection(open_embedded(None)))
-    if url.startswith("embedded:"):
-        path = url.removeprefix("embedded:") or DEFAULT_GRAPH_PATH
-        return traversal().with_remote(EmbeddedRemoteConnection(open_embedded(path)))
-    raise ConfigError(
-        f"unknown graph URL {url!r}",
-        hint="use embedded:PATH, memory: or ws://host:port/gremlin (set LINEAGE_GRAPH_URL or --graph)",
-    )
+    return traversal().with_remote(EmbeddedRemoteConnection(open_embedded(facts.store)))
+
+
+def _connection_of(g: GraphTraversalSource) -> Any:
+    return g.traversal_strategies.traversal_strategies[0].remote_connection
+
+
+def backend_facts(target: GraphTraversalSource | str | None = None) -> BackendFacts:
+    """The facts of the backend behind a connection, or of the one a graph URL names (default: the configured
+    URL) without connecting; ``transactions`` of a server is known once :func:`supports_transactions` asked.
+
+    >>> backend_facts("memory:").change_feed is None
+    True
+    >>> facts = backend_facts("ws://localhost:8182/gremlin")
+    >>> facts.shared, facts.id_strategy.value, facts.change_feed
+    (True, 'generate', 'outbox')
+    """
+    if target is None or isinstance(target, str):
+        return _url_facts(target or load_settings().graph_url)
+    connection = _connection_of(target)
+    if not isinstance(connection, EmbeddedRemoteConnection):
+        return replace(_SERVER_FACTS, transactions=getattr(connection, "_lineage_transactions", None))
+    path = connection.graph.path
+    return _MEMORY_FACTS if path is None else _store_facts(path)
 
 
 def supports_transactions(g: GraphTraversalSource) -> bool:
     """Whether the graph behind ``g`` has transactions (the embedded engine and JanusGraph do; TinkerGraph,
-    served by a Gremlin Server, does not). Asked once per connection: a rollback of an empty transaction."""
-    connection = g.traversal_strategies.traversal_strategies[0].remote_connection
-    known = getattr(connection, "_lineage_transactions", None)
+    served by a Gremlin Server, does not). A server is asked once per connection: a rollback of an empty
+    transaction; the answer is then part of :func:`backend_facts`."""
+    known = backend_facts(g).transactions
     if known is None:
+        connection = _connection_of(g)
         tx = g.tx()
         tx.begin()
         try:
-            answer = (
-                tx.rollback()
-            )  # a remote rollback answers with a ResultSet: its error comes with the result
-            if answer is not None:
-                answer.all().result()
+            tx.rollback()  # a ServerConnection session waits for the answer: a refusal raises here
             known = True
         except GremlinServerError as error:
+            if tx.is_open():
+                tx.close()  # the refused rollback left the session open
             if "does not support transactions" not in str(error):
                 raise
             known = False

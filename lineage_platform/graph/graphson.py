@@ -24,7 +24,6 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any
 
@@ -39,6 +38,7 @@ from janusgraph_python.structure.io.graphsonV3d0 import JanusGraphSONReader, Jan
 
 from graph_schema import GraphSchema
 from lineage_platform.errors import GraphError, TraversalInterrupted
+from lineage_platform.graph.connect import IdStrategy
 from lineage_platform.graph.vocabulary import Key
 from lineage_platform.private_files import open_private
 
@@ -54,19 +54,6 @@ class GraphSONFormatError(GraphError):
         super().__init__(f"line {line}: {message}", hint=hint)
         self.line = line
         self.reason = message
-
-
-class IdStrategy(StrEnum):
-    """How element ids from the file reach the graph."""
-
-    KEEP = "keep"  # write the file's vertex, edge and vertex-property ids (embedded engine, TinkerGraph)
-    GENERATE = "generate"  # let the graph choose ids and map old -> new for edges (JanusGraph default)
-
-
-def default_id_strategy(graph_url: str) -> IdStrategy:
-    """Keep ids on the embedded engine; let a Gremlin Server (JanusGraph: no user-supplied ids by default)
-    generate them."""
-    return IdStrategy.GENERATE if graph_url.startswith(("ws://", "wss://")) else IdStrategy.KEEP
 
 
 @dataclass(frozen=True)

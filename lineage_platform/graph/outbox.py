@@ -24,6 +24,7 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource, __
 from gremlin_python.statics import long
 
 from lineage_platform.errors import ConfigError
+from lineage_platform.graph.change_values import encode_value
 from lineage_platform.graph.connect import supports_transactions
 from lineage_platform.graph.vocabulary import Key, VertexLabel
 
@@ -155,8 +156,6 @@ class Outbox:
         """Add the outbox entry for ``ops`` through ``g`` (bound to the open transaction); its sequence number."""
         if not ops:
             return None
-        from lineage_platform.cdc.values import to_avro  # the value encoding subscribers decode
-
         seq = (
             g.V()
             .has_label(COUNTER_LABEL)
@@ -168,7 +167,7 @@ class Outbox:
         g.V().has_label(COUNTER_LABEL).property(Key.SEQ, long(seq)).iterate()
         encoded = json.dumps(
             [
-                [*map(op_id, op[:-1]), to_avro(op[-1])]
+                [*map(op_id, op[:-1]), encode_value(op[-1])]
                 if op[0] in ("addVP", "setEP")
                 else list(map(op_id, op))
                 for op in ops

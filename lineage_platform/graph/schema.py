@@ -8,12 +8,15 @@ Groovy script engine cannot run it: the error says to apply the script at start-
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from graph_schema import load_schema
 from graph_schema.janusgraph import janusgraph_script
 from lineage_platform.config import load_settings
 from lineage_platform.errors import GraphError
+from lineage_platform.graph.connect import backend_facts, connect, script_client
 
 
 @dataclass(frozen=True)
@@ -29,16 +32,16 @@ class SchemaReport:
     server_reply: str | None = None
 
 
-def apply_schema(url: str | None = None, *, client_factory=None) -> SchemaReport:
-    """Apply the schema to the graph at ``url``; for ws:// URLs submit the JanusGraph management script."""
+def apply_schema(
+    url: str | None = None, *, client_factory: Callable[[str], Any] | None = None
+) -> SchemaReport:
+    """Apply the schema to the graph at ``url``; a Gremlin Server gets the JanusGraph management script."""
     url = url or load_settings().graph_url
     schema = load_schema()
     reply = None
-    if url.startswith(("ws://", "wss://")):
+    if backend_facts(url).shared:
         reply = _submit_script(url, janusgraph_script(schema), client_factory)
     else:
-        from lineage_platform.graph.connect import connect
-
         connect(url).V().limit(0).to_list()  # opens (and so creates) the store with the schema's constraints
     return SchemaReport(
         url,
@@ -57,15 +60,8 @@ def _no_script_engine(exc: Exception) -> bool:
     return "Failed to interpret Gremlin query" in text or "script engine" in text.lower()
 
 
-def _submit_script(url: str, script: str, client_factory) -> str:
-    from gremlin_python.driver.client import Client
-
-    from lineage_platform.graph.connect import quiet_driver_log
-
-    settings = load_settings()
-    factory = client_factory or Client
-    quiet_driver_log()
-    client = factory(url, "g", username=settings.graph_username or "", password=settings.graph_password or "")
+def _submit_script(url: str, script: str, client_factory: Callable[[str], Any] | None) -> str:
+    client = (client_factory or script_client)(url)  # credentials, and a transport safe inside an event loop
     try:
         return str(client.submit(script).all().result())
     except Exception as exc:  # the server's own message is the useful part

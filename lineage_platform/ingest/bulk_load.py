@@ -363,10 +363,11 @@ def bulk_load(options: LoadOptions, progress: LoadProgress | None = None) -> Loa
     files = list_inputs(options.paths)
     graph_url = options.graph_url or load_settings().graph_url
     state = _state_for(options, files, graph_url)
-    remote = graph_url.startswith(("ws://", "wss://"))
+    from lineage_platform.graph import backend_facts
+
     driver_writer = (
-        None if remote else open_writer(graph_url, options.batch_size)
-    )  # a locked store fails here
+        None if backend_facts(graph_url).shared else open_writer(graph_url, options.batch_size)
+    )  # a shared server is written by the executors; a locked in-process store fails here
     baseline = state.baseline(lambda: graph_counts(graph_url))
     spark = session(options.master)
     context = spark.sparkContext

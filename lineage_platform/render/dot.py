@@ -11,7 +11,7 @@ from lineage_platform.errors import LineageError
 from lineage_platform.graph.vocabulary import VertexLabel
 
 if TYPE_CHECKING:
-    from lineage_platform.trace import LineageGraph
+    from lineage_platform.model import LineageGraph
 
 SHAPES = {
     VertexLabel.TABLE: "box",

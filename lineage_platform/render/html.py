@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from lineage_platform.render.view import lineage_view, process_details
 
 if TYPE_CHECKING:
-    from lineage_platform.trace import LineageGraph
+    from lineage_platform.model import LineageGraph
 
 
 def render_html(lineage: LineageGraph) -> str:

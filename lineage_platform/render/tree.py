@@ -6,7 +6,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from lineage_platform.trace import LineageGraph
+    from lineage_platform.model import LineageGraph
 
 
 def render_tree(lineage: LineageGraph) -> str:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from lineage_platform.graph.vocabulary import VertexLabel
 
 if TYPE_CHECKING:
-    from lineage_platform.trace import LineageGraph, Node
+    from lineage_platform.model import LineageGraph, Node
 
 # what the graph adds to a card: {"kind": label, "labels": [...], "columns": [{"name": ..., "labels": [...]}]}
 CardContents = Mapping[str, Any]

@@ -14,50 +14,36 @@ Policy file section::
           mask: custom
           expression: "concat('***', substr({col}, -2))"
 
-Kinds: ``hash`` (``mask_hash``), ``redact`` (``mask``: letters to x/X, digits to n), ``show_first`` /
-``show_last`` (``mask_show_first_n`` / ``mask_show_last_n``), ``nullify``, ``year`` (the date's year,
-month and day set to 1) and ``custom`` (an expression over ``{col}``). The function names are Hive's
-built-ins; :mod:`lineage_platform.security.duckdb_masks` defines them for DuckDB.
+The kinds (``hash``, ``show_last``, ...) and how each is written in SQL are defined once, in
+:mod:`lineage_platform.security.mask_kinds`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import sqlglot
 from sqlglot import exp
 
 from lineage_platform.errors import SecurityError
+from lineage_platform.security.mask_kinds import MASK_KINDS, POLICY_HINT, mask_kind, strictness
 
-KINDS = ("nullify", "hash", "redact", "custom", "show_first", "show_last", "year")
-"""Rule kinds, strictest first: when several rules meet in one value, the strictest wins."""
-PARTIAL_KINDS = frozenset({"custom", "show_first", "show_last", "year"})
-"""Kinds that reveal part of a value: safe on the column itself, not on an arbitrary expression over it."""
 _PLACEHOLDER = "__masked_value__"
-_YEAR_ONLY = f"CAST(concat(CAST(year({_PLACEHOLDER}) AS STRING), '-01-01') AS DATE)"
-_HINT = "see lineage_platform/security/README.md for the masking section of the policy file"
 
 
 @dataclass(frozen=True)
 class MaskRule:
-    """One way to hide a value."""
+    """One way to hide a value: a kind of :data:`~lineage_platform.security.mask_kinds.MASK_KINDS`."""
 
     kind: str
     n: int = 4
     expression: str | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise SecurityError(f"unknown mask kind {self.kind!r}", hint=f"use one of {', '.join(KINDS)}")
-        if self.kind == "custom" and (not self.expression or "{col}" not in self.expression):
-            raise SecurityError("a custom mask needs `expression` containing {col}", hint=_HINT)
-
-    @property
-    def partial(self) -> bool:
-        """Whether the rule shows part of the value."""
-        return self.kind in PARTIAL_KINDS
+        mask_kind(self.kind).template(self.expression)
 
     def apply(self, value: exp.Expr, dialect: str = "hive") -> exp.Expr:
         """The masked form of ``value``.
@@ -65,28 +51,28 @@ class MaskRule:
         >>> MaskRule("show_last", 4).apply(exp.column("ssn")).sql("hive")
         'MASK_SHOW_LAST_N(ssn, 4)'
         """
-        if self.kind == "nullify":
-            return exp.Null()
-        if self.kind == "hash":
-            return exp.Anonymous(this="mask_hash", expressions=[value])
-        if self.kind == "redact":
-            return exp.Anonymous(this="mask", expressions=[value])
-        if self.kind in ("show_first", "show_last"):
-            name = f"mask_{self.kind}_n"
-            return exp.Anonymous(this=name, expressions=[value, exp.Literal.number(self.n)])
-        template = _YEAR_ONLY if self.kind == "year" else str(self.expression).replace("{col}", _PLACEHOLDER)
+        kind = MASK_KINDS[self.kind]
+        written = kind.template(self.expression)
+        template = written.replace("{col}", _PLACEHOLDER)
+        if "n" in kind.params:
+            template = template.replace("{n}", str(self.n))
         try:
-            masked = sqlglot.parse_one(template, read=dialect)
+            masked = _parse(template, dialect)
         except sqlglot.errors.SqlglotError as error:
             raise SecurityError(
-                f"bad custom mask expression {self.expression!r}: {error}", hint=_HINT
+                f"bad {self.kind} mask expression {written!r}: {error}", hint=POLICY_HINT
             ) from error
         return masked.transform(lambda node: value.copy() if _is_placeholder(node) else node)
 
 
+@lru_cache(maxsize=256)
+def _parse(template: str, dialect: str) -> exp.Expr:
+    return sqlglot.parse_one(template, read=dialect)
+
+
 def strictest(rules: Iterable[MaskRule]) -> MaskRule:
-    """The rule that hides the most (``KINDS`` order)."""
-    return min(rules, key=lambda rule: KINDS.index(rule.kind))
+    """The rule that hides the most (``MASK_KINDS`` order)."""
+    return min(rules, key=lambda rule: strictness(rule.kind))
 
 
 def _is_placeholder(node: exp.Expr) -> bool:
@@ -123,9 +109,10 @@ def masking_policy(raw: Mapping[str, Any] | None) -> MaskingPolicy:
         where = f"masking.rules[{number}]"
         if not isinstance(entry, Mapping) or "mask" not in entry or ("column" in entry) == ("label" in entry):
             raise SecurityError(
-                f"{where}: a rule needs `mask` and exactly one of `column` or `label`", hint=_HINT
+                f"{where}: a rule needs `mask` and exactly one of `column` or `label`", hint=POLICY_HINT
             )
-        rule = MaskRule(str(entry["mask"]), int(entry.get("n", 4)), entry.get("expression"))
+        kind = mask_kind(str(entry["mask"]), where)
+        rule = MaskRule(kind.name, _count(entry.get("n", 4), where), entry.get("expression"))
         if "column" in entry:
             column_rules[str(entry["column"]).lower()] = rule
         else:
@@ -134,3 +121,16 @@ def masking_policy(raw: Mapping[str, Any] | None) -> MaskingPolicy:
     return MaskingPolicy(
         column_rules, tuple(label_rules), frozenset(str(p) for p in raw.get("unmasked") or [])
     )
+
+
+def _count(value: object, where: str) -> int:
+    """``n`` of a rule: a whole number of characters, at least 0 (a quoted number is read as one)."""
+    try:
+        count = -1 if isinstance(value, bool) else int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        count = -1
+    if count < 0:
+        raise SecurityError(
+            f"{where}: `n` must be a whole number of characters, got {value!r}", hint=POLICY_HINT
+        )
+    return count

@@ -25,10 +25,11 @@ from lineage_platform.graph.vocabulary import EdgeLabel, Key, LabelGroup, Vertex
 from lineage_platform.impact import impact as run_impact
 from lineage_platform.labels import explain
 from lineage_platform.labels.store import read_taggings
+from lineage_platform.model import LineageGraph
 from lineage_platform.render.view import card_of
 from lineage_platform.render.view import lineage_view as view_of
 from lineage_platform.security.resource_blocks import extract_resource_blocks
-from lineage_platform.trace import LineageGraph, resolve, trace
+from lineage_platform.trace import resolve, trace
 from lineage_platform.ttl import advise
 
 RUNS_SHOWN = 20

@@ -16,19 +16,19 @@ from gremlin_python.structure.graph import Edge, Vertex, VertexProperty
 from gremlin_python.structure.graph import Path as GPath
 
 from lineage_platform.errors import GraphError
-from lineage_platform.graph.conformance import DEFAULT_SUITE_ROOT, run_suite
-from lineage_platform.graph.conformance.compare import canonical, check_results, next_result_items
-from lineage_platform.graph.conformance.gherkin import parse_feature
-from lineage_platform.graph.conformance.policy import mutates, steps_used, uses_only_core_steps
-from lineage_platform.graph.conformance.report import (
+from tools.conformance import DEFAULT_SUITE_ROOT, run_suite
+from tools.conformance.compare import canonical, check_results, next_result_items
+from tools.conformance.gherkin import parse_feature
+from tools.conformance.policy import mutates, steps_used, uses_only_core_steps
+from tools.conformance.report import (
     read_expected,
     regressions,
     summary_table,
     totals,
     write_expected,
 )
-from lineage_platform.graph.conformance.runner import Outcome, ScenarioTimeout, Status, time_limit
-from lineage_platform.graph.conformance.values import parse_predicate, parse_value
+from tools.conformance.runner import Outcome, ScenarioTimeout, Status, time_limit
+from tools.conformance.values import parse_predicate, parse_value
 
 EXPECTED_FILE = Path(__file__).with_name("conformance_expected.txt")
 

@@ -10,7 +10,7 @@ from gremlin_python.process.graph_traversal import __
 from gremlin_python.process.traversal import Operator, Scope, T
 
 from lineage_platform.graph import connect, disconnect
-from lineage_platform.graph.conformance.differential import (
+from tools.conformance.differential import (
     Case,
     random_case,
     random_graph,

@@ -14,12 +14,13 @@ from lineage_platform.graph.schema import apply_schema
 
 
 class RecordingClient:
-    """Stands in for JanusGraph's Gremlin Server, which cannot run here: records the submitted script."""
+    """Stands in for a JanusGraph Server with a Groovy script engine (the reference server here runs gremlin-lang
+    only, see the last test): records the submitted script."""
 
     scripts: list[str] = []
     fail: bool = False
 
-    def __init__(self, url: str, source: str, **credentials: str) -> None:
+    def __init__(self, url: str) -> None:
         self.url = url
 
     def submit(self, script: str):

@@ -248,6 +248,19 @@ def test_type_names_are_dataset_or_process_and_edges_carry_guid_name_type(g) -> 
     assert used["name"] == f"ods.orders usedBy process:{statement_key(ORDERS)}"
 
 
+def _readers_of_one_table(count: int) -> list[StatementLineage]:
+    """``count`` statements, each writing a table of its own from ``ods.shared`` (what concurrent writers share)."""
+    return [
+        _statement(
+            f"INSERT OVERWRITE TABLE dwd.t{i} SELECT id FROM ods.shared",
+            ["ods.shared"],
+            f"dwd.t{i}",
+            [ColumnEdge("ods.shared.id", f"dwd.t{i}.id")],
+        )
+        for i in range(count)
+    ]
+
+
 def test_concurrent_writers_of_the_same_lineage_on_janusgraph_create_each_element_once(
     janusgraph_url,
 ) -> None:
@@ -258,15 +271,7 @@ def test_concurrent_writers_of_the_same_lineage_on_janusgraph_create_each_elemen
 
     g = connect(janusgraph_url)
     g.V().drop().iterate()
-    statements = [
-        _statement(
-            f"INSERT OVERWRITE TABLE dwd.t{i} SELECT id FROM ods.shared",
-            ["ods.shared"],
-            f"dwd.t{i}",
-            [ColumnEdge("ods.shared.id", f"dwd.t{i}.id")],
-        )
-        for i in range(12)
-    ]
+    statements = _readers_of_one_table(12)
 
     def write(offset: int) -> int:
         source = connect(janusgraph_url)
@@ -296,3 +301,48 @@ def test_a_transaction_block_commits_all_its_flushes_together_or_none(g) -> None
     )  # nothing learnt in the rolled-back block is trusted
     assert _counts(g) == {"database": 3, "table": 3, "column": 6, "process": 2, "run": 1, "E": 18}
     assert summary.statements == 2
+
+
+def test_a_commit_janusgraph_refuses_raises_instead_of_losing_the_writes(janusgraph_url) -> None:
+    """Two transactions create the same unique table; JanusGraph refuses the second commit, and the caller hears
+    it (gremlinpython alone hands the refusal back unread and closes the session: the writes were lost silently)."""
+    from gremlin_python.driver.protocol import GremlinServerError
+
+    from lineage_platform.graph.retry import is_transient
+
+    g = connect(janusgraph_url)
+    g.V().drop().iterate()
+    first, second = g.tx(), g.tx()
+    for tx in (first, second):
+        tx.begin().add_v("table").property("qualifiedName", "ods.race").property("name", "race").iterate()
+    first.commit()
+    with pytest.raises(GremlinServerError, match="Could not commit") as refused:
+        second.commit()
+    assert is_transient(refused.value)  # the writer runs such a transaction again
+    second.rollback()  # the refused transaction's session is still open until rolled back
+    assert not second.is_open()
+    assert g.V().has("table", "qualifiedName", "ods.race").count().next() == 1
+
+
+def test_concurrent_transactions_of_the_same_lineage_on_janusgraph_all_land(janusgraph_url) -> None:
+    """Bulk-load executors write whole batches as one transaction each; refused commits are run again, none lost."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from lineage_platform.graph import disconnect
+
+    g = connect(janusgraph_url)
+    g.V().drop().iterate()
+    statements = _readers_of_one_table(12)
+
+    def write(part: int) -> None:
+        source = connect(janusgraph_url)
+        try:
+            LineageWriter(source, batch_size=8).write_together([(s, RUN) for s in statements[part::4]])
+        finally:
+            disconnect(source)
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(write, range(4)))
+    counts = _counts(g)
+    assert counts["process"] == 12 and counts["table"] == 13
+    assert g.V().has("table", "qualifiedName", "ods.shared").count().next() == 1

@@ -6,7 +6,7 @@ import duckdb
 import pytest
 
 from lineage_platform.security.duckdb_masks import install_mask_functions
-from lineage_platform.security.sample_warehouse import create_sample_warehouse
+from tools.security.sample_warehouse import create_sample_warehouse
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ import sqlglot
 from sqlglot import exp
 
 from lineage_platform.security.duckdb_masks import install_mask_functions, to_duckdb
-from lineage_platform.security.sample_warehouse import SAMPLE_SCHEMA, create_sample_warehouse
+from tools.security.sample_warehouse import SAMPLE_SCHEMA, create_sample_warehouse
 
 WORLDS = ("real", "perturbed")
 Result = tuple[str, Any]  # ("rows", rows) or ("error", exception class)

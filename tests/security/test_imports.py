@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import lineage_platform.security
 import lineage_platform.sql
+from tests.import_walk import imported_names
 
 SECURITY = Path(lineage_platform.security.__file__).parent
 SQL = "lineage_platform.sql"
@@ -14,18 +14,12 @@ SQL = "lineage_platform.sql"
 
 def private_sql_imports(source: str) -> list[str]:
     """Each import of ``source`` that reaches into sql/ past its public names, as ``module:name``."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found += [f"{a.name}:*" for a in node.names if a.name.startswith(SQL + ".")]
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(SQL):
-            public = node.module == SQL
-            found += [
-                f"{node.module}:{a.name}"
-                for a in node.names
-                if not public or a.name not in lineage_platform.sql.__all__
-            ]
-    return found
+    return [
+        f"{module}:{name or '*'}"
+        for module, name in imported_names(source)
+        if module.startswith(SQL + ".")
+        or (module == SQL and name is not None and name not in lineage_platform.sql.__all__)
+    ]
 
 
 def test_the_check_sees_private_and_deep_imports() -> None:

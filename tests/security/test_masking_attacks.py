@@ -1,4 +1,4 @@
-"""Adversarial masking tests: the attack suite of ``security.masking_attacks`` on DuckDB and Spark SQL.
+"""Adversarial masking tests: the attack suite of ``tools.security.masking_attacks`` on DuckDB and Spark SQL.
 
 Every attack runs in both modes against a real and a perturbed copy of the sample warehouse
 (``masking_worlds``): the outcome (stopped, refused, inference) must be the one the suite declares, and the
@@ -16,9 +16,10 @@ import pytest
 from lineage_platform.errors import SecurityError
 from lineage_platform.security.duckdb_masks import install_mask_functions, to_duckdb
 from lineage_platform.security.masking import mask_query
-from lineage_platform.security.masking_attacks import ATTACK_POLICY, ATTACKS, README, attack_table, with_table
 from lineage_platform.security.masking_rules import MaskingPolicy, MaskRule
-from lineage_platform.security.sample_warehouse import SAMPLE_SCHEMA
+from tools.security.masking_attacks import ATTACK_POLICY, ATTACKS, attack_table
+from tools.security.readme import README, with_section
+from tools.security.sample_warehouse import SAMPLE_SCHEMA
 
 sys.path.insert(0, str(Path(__file__).parent))
 from masking_worlds import Worlds, duckdb_worlds, spark_worlds
@@ -64,7 +65,7 @@ def test_each_attack_has_its_declared_outcome(worlds: Worlds, name: str, mode: s
 
 def test_the_readme_table_is_generated_from_the_suite() -> None:
     text = README.read_text()
-    assert with_table(text, attack_table()) == text, "run python -m lineage_platform.security.masking_attacks"
+    assert with_section(text, "attack table", attack_table()) == text, "run python -m tools.security.readme"
 
 
 def test_the_union_oracle_of_issue_20_is_refused_naming_column_and_construct(warehouse) -> None:

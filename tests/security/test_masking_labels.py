@@ -7,8 +7,8 @@ from lineage_platform.labels import Declaration, Label, declare, propagate
 from lineage_platform.security.duckdb_masks import to_duckdb
 from lineage_platform.security.masking import mask_query, sensitive_columns
 from lineage_platform.security.masking_rules import MaskingPolicy, MaskRule
-from lineage_platform.security.sample_warehouse import SAMPLE_SCHEMA
 from lineage_platform.sql import extract_lineage
+from tools.security.sample_warehouse import SAMPLE_SCHEMA
 
 CONTACTS = "CREATE TABLE sales.contacts AS SELECT id, upper(email) AS mail, region FROM sales.customers"
 POLICY = MaskingPolicy(

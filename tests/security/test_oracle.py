@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from lineage_platform.security.oracle import OracleResult, check_query
 from lineage_platform.security.resource_blocks import AccessRequest, ResourceBlock
-from lineage_platform.security.sample_warehouse import SAMPLE_QUERIES as QUERIES
-from lineage_platform.security.sample_warehouse import SAMPLE_SCHEMA
+from tools.security.oracle import OracleResult, check_query
+from tools.security.sample_warehouse import SAMPLE_QUERIES as QUERIES
+from tools.security.sample_warehouse import SAMPLE_SCHEMA
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from lineage_platform.model import Predicate
 from lineage_platform.security.policy import check_access, load_policy
 from lineage_platform.security.predicates import implies
 from lineage_platform.security.resource_blocks import extract_resource_blocks
-from lineage_platform.security.sample_warehouse import SAMPLE_SCHEMA
+from tools.security.sample_warehouse import SAMPLE_SCHEMA
 
 POLICY = """
 roles:

@@ -6,7 +6,7 @@ import pytest
 
 from lineage_platform.errors import SecurityError
 from lineage_platform.security.resource_blocks import describe_rows, extract_resource_blocks
-from lineage_platform.security.sample_warehouse import SAMPLE_SCHEMA
+from tools.security.sample_warehouse import SAMPLE_SCHEMA
 
 
 def _blocks(sql: str) -> dict[str, list[tuple[tuple[str, ...], str]]]:

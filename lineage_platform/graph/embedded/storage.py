@@ -537,6 +537,12 @@ def read_since(path: Path, scn: int) -> Iterator[tuple[int, list[tuple]]]:
     return LogTail(path, scn).poll()
 
 
+def oldest_retained_scn(path: Path) -> int | None:
+    """The first SCN of the oldest log segment retention left in the store at ``path`` (None: no segment)."""
+    segments = _list_segments(Path(path))
+    return segments[0].base_scn if segments else None
+
+
 def _raise_not_retained(directory: Path, scn: int, oldest: int | None) -> NoReturn:
     oldest_text = f"; the oldest retained SCN is {oldest}" if oldest is not None else ""
     raise StoreError(

@@ -1,4 +1,4 @@
-"""``python -m lineage_platform.graph.conformance``: run TinkerPop's scenarios and print the table."""
+"""``python -m tools.conformance``: run TinkerPop's scenarios and print the table."""
 
 from __future__ import annotations
 
@@ -7,17 +7,17 @@ from pathlib import Path
 
 import click
 
-from lineage_platform.graph.conformance import DEFAULT_SUITE_ROOT, run_suite
-from lineage_platform.graph.conformance.report import (
+from tools.conformance import DEFAULT_SUITE_ROOT, run_suite
+from tools.conformance.report import (
     failure_report,
     read_expected,
     regressions,
     summary_table,
 )
-from lineage_platform.graph.conformance.report import (
+from tools.conformance.report import (
     write_expected as record_passes,
 )
-from lineage_platform.graph.conformance.runner import DEFAULT_TIMEOUT, Outcome, Status
+from tools.conformance.runner import DEFAULT_TIMEOUT, Outcome, Status
 
 
 @click.command()

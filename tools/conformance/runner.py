@@ -20,17 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from lineage_platform.errors import UnsupportedStepError
-from lineage_platform.graph.conformance.compare import check_results, next_result_items
-from lineage_platform.graph.conformance.gherkin import Feature, Scenario, Step
-from lineage_platform.graph.conformance.graphs import DataGraphs, GraphLookup, ScenarioGraph
-from lineage_platform.graph.conformance.policy import (
+from lineage_platform.graph.gremlin_text import parse_script
+from tools.conformance.compare import check_results, next_result_items
+from tools.conformance.gherkin import Feature, Scenario, Step
+from tools.conformance.graphs import DataGraphs, GraphLookup, ScenarioGraph
+from tools.conformance.policy import (
     PLACEHOLDER_REASON,
     SKIP_TAGS,
     mutates,
     uses_only_core_steps,
 )
-from lineage_platform.graph.conformance.values import parse_predicate, parse_value
-from lineage_platform.graph.gremlin_text import parse_script
+from tools.conformance.values import parse_predicate, parse_value
 
 DEFAULT_TIMEOUT = 10.0
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lineage_platform.graph.conformance.runner import Outcome, Status
+from tools.conformance.runner import Outcome, Status
 
 _COLUMNS = (Status.PASS, Status.FAIL, Status.UNSUPPORTED, Status.SKIP)
 

@@ -14,7 +14,7 @@ after several flatMap steps: TinkerPop's LazyBarrierStrategy merges traversers t
 not emulate (embedded README, *Differences*). Both sides are given explicit ids, so elements
 compare by id. A traversal that writes gets a freshly loaded graph before and after it.
 
-    python -m lineage_platform.graph.conformance.differential --count 10000 --seed 1
+    python -m tools.conformance.differential --count 10000 --seed 1
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from gremlin_python.process.translator import Translator
 from gremlin_python.process.traversal import Bytecode, Cardinality, Merge, Operator, Order, P, Scope, T, TextP
 from gremlin_python.structure.graph import Graph, Path
 
-from lineage_platform.graph.conformance.compare import canonical
+from tools.conformance.compare import canonical
 
 VERTEX_LABELS = ("person", "software", "place")
 EDGE_LABELS = ("knows", "created", "uses")
@@ -557,8 +557,8 @@ def schemaless_engine() -> GraphTraversalSource:
 @click.option("-v", "--verbose", is_flag=True, help="Print every mismatch.")
 def main(count: int, seed: int, server_url: str | None, verbose: bool) -> None:
     """Run random traversals on the embedded engine and the reference TinkerGraph; print the mismatches."""
-    from lineage_platform.graph.conformance.reference_server import ReferenceServer, server_home
     from lineage_platform.graph.connect import connect
+    from tools.conformance.reference_server import ReferenceServer, server_home
 
     logging.getLogger("gremlinpython").setLevel(logging.CRITICAL)  # refusals are results here, not news
     server = None

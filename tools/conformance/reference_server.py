@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 STARTUP_SECONDS = 60.0
 

@@ -1,6 +1,6 @@
 """TinkerPop's Gherkin conformance scenarios, run against the embedded engine.
 
-``python -m lineage_platform.graph.conformance`` runs the suite and prints a table per feature file; see
+``python -m tools.conformance`` runs the suite and prints a table per feature file; see
 README.md in this folder. `run_suite` is the same as a library call.
 """
 
@@ -11,13 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lineage_platform.errors import GraphError
-from lineage_platform.graph.conformance.gherkin import load_features
-from lineage_platform.graph.conformance.runner import DEFAULT_TIMEOUT, Outcome, Status, run_features
+from tools.conformance.gherkin import load_features
+from tools.conformance.runner import DEFAULT_TIMEOUT, Outcome, Status, run_features
 
 # <repo>/../shared/tinkerpop-features, where the project keeps TinkerPop's features and data graphs
 DEFAULT_SUITE_ROOT = Path(
     os.environ.get(
-        "LINEAGE_TINKERPOP_FEATURES", Path(__file__).resolve().parents[4] / "shared" / "tinkerpop-features"
+        "LINEAGE_TINKERPOP_FEATURES", Path(__file__).resolve().parents[3] / "shared" / "tinkerpop-features"
     )
 )
 
