@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from lineage_platform.security.orc.plain import plain_orc
 from lineage_platform.security.orc.pushdown import matching_groups, may_match, parse_where, row_filter
 from lineage_platform.security.orc.read_stats import ReadStats
 from lineage_platform.security.orc.row_index import StripeRowIndex, check_stripe_keys
+from lineage_platform.security.orc.rows import PythonRows, paused_gc, table_rows
 from lineage_platform.security.orc.seek import DECODE_ERRORS, decode_rows, group_runs, stripe_part
 from lineage_platform.security.orc.statistics import (
     ColumnStats,
@@ -34,7 +36,7 @@ from lineage_platform.security.orc.statistics import (
     variant_stripe_statistics,
 )
 from lineage_platform.security.orc.tail import OrcTail, StripeInfo, read_tail
-from lineage_platform.security.orc.verify import check_stripe
+from lineage_platform.security.orc.verify import check_stripe, check_stripe_rows
 
 # A stripe of which at most this share of the rows is wanted is read from those row groups only; ORC C++
 # decodes them through pyorc at ~250k rows/s, against ~5M rows/s for a whole stripe through pyarrow, so a
@@ -159,9 +161,9 @@ class EncryptedOrcReader:
         predicates = parse_where(where)
         wanted = names + [p.column for p in predicates if p.column not in names]
         self.last_read = stats = ReadStats()
-        ids = {i for n in wanted for i in range(self._column_id(n), self.tail.column_named(n).last_id + 1)}
+        ids = self._ids(wanted)
         # ``needed``: keys by variant root for the columns read; ``owner``: the same by column id
-        needed = {root: keys for root, keys in self.keys.items() if self._related(root, ids)}
+        needed = self._keys_for(ids)
         owner = {c: needed[v.root] for c in ids if (v := self.tail.variant_of(c)) and v.root in needed}
         parts: list[pa.Table] = []
         whole: list[int] = []  # consecutive stripes read whole, decoded together
@@ -188,14 +190,19 @@ class EncryptedOrcReader:
         table = pa.concat_tables(parts) if parts else self._schema(wanted).empty_table()
         return row_filter(table, predicates).select(names)
 
+    def _ids(self, names: Iterable[str]) -> set[int]:
+        """Column ids of ``names`` and every column under them."""
+        return {i for n in names for i in range(self._column_id(n), self.tail.column_named(n).last_id + 1)}
+
+    def _keys_for(self, ids: set[int]) -> dict[int, VariantKeys]:
+        """Unlocked keys, by variant root, of the variants overlapping the columns ``ids``."""
+        return {root: keys for root, keys in self.keys.items() if self._related(root, ids)}
+
     def _decode_whole(
         self, keys: dict[int, VariantKeys], stripes: list[int], columns: list[str], stats: ReadStats
     ) -> pa.Table:
         """Whole stripes decrypted (columns not read stay masked: no AES work for them) and decoded."""
-        plain = plain_orc(self.tail, keys, stripes, stats=stats)
-        stats.stripes += len(stripes)
-        stats.row_groups += sum(-(-self.tail.stripes[s].rows // self.tail.row_index_stride) for s in stripes)
-        stats.rows_decoded += sum(self.tail.stripes[s].rows for s in stripes)
+        plain = self._rebuild_whole(keys, stripes, stats)
         try:
             table = pa_orc.ORCFile(io.BytesIO(plain)).read(columns=columns)
         except DECODE_ERRORS as error:
@@ -208,6 +215,14 @@ class EncryptedOrcReader:
                 check_stripe(self.tail, number, table.slice(start, rows), columns, statistics[number])
             start += rows
         return table
+
+    def _rebuild_whole(self, keys: dict[int, VariantKeys], stripes: list[int], stats: ReadStats) -> bytes:
+        """Whole stripes as one plain ORC file, counted in ``stats``."""
+        plain = plain_orc(self.tail, keys, stripes, stats=stats)
+        stats.stripes += len(stripes)
+        stats.row_groups += sum(-(-self.tail.stripes[s].rows // self.tail.row_index_stride) for s in stripes)
+        stats.rows_decoded += sum(self.tail.stripes[s].rows for s in stripes)
+        return plain
 
     def _undecodable(
         self, keys: dict[int, VariantKeys], stripes: list[int], columns: list[str], error: Exception
@@ -277,9 +292,50 @@ class EncryptedOrcReader:
         """The Arrow schema ORC C++ gives ``columns`` (read from a stripe-free plain file)."""
         return pa_orc.ORCFile(io.BytesIO(plain_orc(self.tail, {}, []))).read(columns=columns).schema
 
-    def rows(self, columns: Sequence[str] | None = None, **options: Any) -> list[dict[str, Any]]:
-        """``read`` as a list of dicts."""
-        return self.read(columns, **options).to_pylist()
+    def rows(
+        self,
+        columns: Sequence[str] | None = None,
+        *,
+        where: str | None = None,
+        rows: tuple[int, int] | None = None,
+        stripes: Sequence[int] | None = None,
+    ) -> list[dict[str, Any]]:
+        """``read`` as a list of dicts (structs and maps as dicts); without ``where`` and ``rows``, the list of
+        ``iter_rows``."""
+        if where or rows:
+            return table_rows(self.read(columns, where=where, rows=rows, stripes=stripes))
+        with paused_gc():
+            return list(self.iter_rows(columns, stripes=stripes))
+
+    def iter_rows(
+        self, columns: Sequence[str] | None = None, *, stripes: Sequence[int] | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """The rows of the selected stripes (default all) as dicts. The stripes are rebuilt once as one plain
+        file; ORC C++ (pyorc) decodes it stripe by stripe, and each stripe's rows are checked against its
+        statistics before any of them is yielded."""
+        names = list(columns) if columns else self.top_level_columns
+        for name in names:
+            self.tail.column_named(name)
+        return chain.from_iterable(self._stripe_rows(names, stripes))
+
+    def _stripe_rows(self, names: list[str], stripes: Sequence[int] | None) -> Iterator[list[dict[str, Any]]]:
+        """Per selected stripe, its rows, checked (see ``iter_rows``)."""
+        with self._naming_the_file():
+            keys = self._keys_for(self._ids(names))
+            selected = [s.index for s in self.tail.stripes if stripes is None or s.index in stripes]
+            self.last_read = stats = ReadStats()
+            plain = self._rebuild_whole(keys, selected, stats)
+            statistics = self.stripe_statistics()
+            decoder = PythonRows(plain, names)
+            for number in selected:
+                try:
+                    with paused_gc():  # the stripe's rows all stay alive: nothing for a collection to free
+                        chunk = decoder.read(self.tail.stripes[number].rows)
+                except DECODE_ERRORS as error:
+                    raise self._undecodable(keys, [number], names, error) from error
+                if number < len(statistics):
+                    check_stripe_rows(self.tail, number, chunk, names, statistics[number])
+                yield chunk
 
 
 def _corrupted(stripe: int, column: str, error: Exception) -> SecurityError:

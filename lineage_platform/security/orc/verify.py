@@ -10,7 +10,9 @@ all (Arrow's union arrays carry no nulls of their own).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from operator import countOf, itemgetter
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -42,21 +44,59 @@ def check_stripe(
     """Raise SecurityError naming the stripe and column when ``table`` (the decoded rows of one whole stripe)
     disagrees with the stripe's statistics ``stats`` (column id -> statistics; missing ones are not checked)."""
     for name in names:
-        column = tail.column_named(name)
-        expected = stats.get(column.id)
-        if expected is None or column.kind == "uniontype":
-            continue
         values = table.column(name)
-        found = len(values) - values.null_count
-        problem = None
-        if found != expected.values:
-            problem = f"{found} values where the statistics count {expected.values}"
-        elif column.kind in _RANGED and found and None not in (expected.minimum, expected.maximum):
-            low, high = pc.min_max(values).values()
-            if (low.as_py(), high.as_py()) != (expected.minimum, expected.maximum):
-                problem = "a minimum or maximum other than its statistics record"
-        if problem:
-            raise SecurityError(
-                f"stripe {stripe}, column {name}: the decoded data does not match the file ({problem})",
-                hint="the file is corrupted; restore it from a good copy",
-            )
+        _check(tail, stripe, name, stats, len(values) - values.null_count, lambda v=values: _arrow_bounds(v))
+
+
+def check_stripe_rows(
+    tail: OrcTail,
+    stripe: int,
+    rows: Sequence[Mapping[str, Any]],
+    names: Sequence[str],
+    stats: Mapping[int, ColumnStats],
+) -> None:
+    """``check_stripe`` for one whole stripe decoded as Python rows (dicts by column name)."""
+    for name in names:
+        found = len(rows) - countOf(map(itemgetter(name), rows), None)
+        _check(tail, stripe, name, stats, found, lambda n=name: _bounds(map(itemgetter(n), rows)))
+
+
+def _arrow_bounds(values: pa.ChunkedArray) -> tuple[Any, Any]:
+    low, high = pc.min_max(values).values()
+    return low.as_py(), high.as_py()
+
+
+def _bounds(values: Iterable[Any]) -> tuple[Any, Any]:
+    present = [v for v in values if v is not None]
+    return min(present), max(present)
+
+
+def _check(
+    tail: OrcTail,
+    stripe: int,
+    name: str,
+    stats: Mapping[int, ColumnStats],
+    found: int,
+    bounds: Callable[[], tuple[Any, Any]],
+) -> None:
+    """Raise SecurityError when ``found`` non-null values (and, for ranged types, ``bounds()``: their minimum
+    and maximum) disagree with the column's statistics."""
+    column = tail.column_named(name)
+    expected = stats.get(column.id)
+    if expected is None or column.kind == "uniontype":
+        return
+    problem = None
+    if found != expected.values:
+        problem = f"{found} values where the statistics count {expected.values}"
+    elif (
+        column.kind in _RANGED
+        and found
+        and None not in (expected.minimum, expected.maximum)
+        and bounds() != (expected.minimum, expected.maximum)
+    ):
+        problem = "a minimum or maximum other than its statistics record"
+    if problem:
+        raise SecurityError(
+            f"stripe {stripe}, column {name}: the decoded data does not match the file ({problem})",
+            hint="the file is corrupted; restore it from a good copy",
+        )
