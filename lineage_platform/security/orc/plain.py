@@ -21,7 +21,7 @@ from lineage_platform.security.orc.protowire import BYTES, Message, decode, enco
 from lineage_platform.security.orc.read_stats import ReadStats
 from lineage_platform.security.orc.tail import OrcTail, StripeInfo
 
-ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8, DICTIONARY_COUNT = 6, 7, 8, 4
+PRESENT, ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8, DICTIONARY_COUNT = 0, 6, 7, 8, 4
 ENCRYPTED_INDEX, ENCRYPTED_DATA = 9, 10
 INDEX_KINDS = {ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8, DICTIONARY_COUNT}
 STREAM_KIND_NAMES = {
@@ -112,9 +112,11 @@ def plain_orc(
     *,
     parts: dict[int, StripePart] | None = None,
     stats: ReadStats | None = None,
+    present: dict[int, dict[int, bytes]] | None = None,
 ) -> bytes:
     """A complete plain ORC file (bytes) holding the selected stripes (default: all); a stripe in ``parts``
-    holds only that part. ``stats`` counts the bytes decrypted."""
+    holds only that part. ``stats`` counts the bytes decrypted; ``present`` receives, per stripe, the PRESENT
+    stream of each column that has one (clear, still compressed), by column id."""
     selected = [tail.stripes[i] for i in (range(len(tail.stripes)) if stripes is None else stripes)]
     owner = {c.id: keys[v.root] for c in tail.columns if (v := tail.variant_of(c.id)) and v.root in keys}
     counters = stats if stats is not None else ReadStats()
@@ -124,7 +126,9 @@ def plain_orc(
     for stripe in selected:
         part = (parts or {}).get(stripe.index)
         raw = read_stripe_bytes(tail, stripe)
-        body, index_length, footer = _plain_stripe(tail, stripe, raw, owner, part, counters)
+        body, index_length, footer, kept = _plain_stripe(tail, stripe, raw, owner, part, counters)
+        if present is not None:
+            present[stripe.index] = {s.column: data for s, data in kept if s.kind == PRESENT}
         rows = stripe.rows if part is None else part.rows
         stripe_infos.append(
             Message().with_fields(
@@ -143,8 +147,8 @@ def _plain_stripe(
     owner: dict[int, VariantKeys],
     part: StripePart | None,
     stats: ReadStats,
-) -> tuple[bytes, int, bytes]:
-    """(index + data bytes, index length, compressed footer) of one stripe in plain form."""
+) -> tuple[bytes, int, bytes, list[tuple[StreamLocation, bytes]]]:
+    """(index + data bytes, index length, compressed footer, the streams kept) of one stripe in plain form."""
     data_end = stripe.index_length + stripe.data_length
     layout = read_stripe_footer(tail, stripe, raw[data_end:])
     encodings = list(layout.encodings)
@@ -174,7 +178,7 @@ def _plain_stripe(
         + [(2, e) for e in encodings]
     )
     footer.fields.sort(key=lambda f: f[0])
-    return b"".join(b for _, b in kept), index_length, store_original(encode(footer), tail.codec)
+    return b"".join(b for _, b in kept), index_length, store_original(encode(footer), tail.codec), kept
 
 
 def _decrypted(

@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ from lineage_platform.security.orc.plain import plain_orc
 from lineage_platform.security.orc.pushdown import matching_groups, may_match, parse_where, row_filter
 from lineage_platform.security.orc.read_stats import ReadStats
 from lineage_platform.security.orc.row_index import StripeRowIndex, check_stripe_keys
-from lineage_platform.security.orc.rows import PythonRows, paused_gc, table_rows
+from lineage_platform.security.orc.rows import paused_gc, python_rows, table_rows
 from lineage_platform.security.orc.seek import DECODE_ERRORS, decode_rows, group_runs, stripe_part
 from lineage_platform.security.orc.statistics import (
     ColumnStats,
@@ -36,7 +35,7 @@ from lineage_platform.security.orc.statistics import (
     variant_stripe_statistics,
 )
 from lineage_platform.security.orc.tail import OrcTail, StripeInfo, read_tail
-from lineage_platform.security.orc.verify import check_stripe, check_stripe_rows
+from lineage_platform.security.orc.verify import check_stripe, check_stripe_presence, ranged
 
 # A stripe of which at most this share of the rows is wanted is read from those row groups only; ORC C++
 # decodes them through pyorc at ~250k rows/s, against ~5M rows/s for a whole stripe through pyarrow, so a
@@ -202,7 +201,13 @@ class EncryptedOrcReader:
         self, keys: dict[int, VariantKeys], stripes: list[int], columns: list[str], stats: ReadStats
     ) -> pa.Table:
         """Whole stripes decrypted (columns not read stay masked: no AES work for them) and decoded."""
-        plain = self._rebuild_whole(keys, stripes, stats)
+        return self._checked_table(self._rebuild_whole(keys, stripes, stats), keys, stripes, columns)
+
+    def _checked_table(
+        self, plain: bytes, keys: dict[int, VariantKeys], stripes: list[int], columns: list[str]
+    ) -> pa.Table:
+        """``columns`` of ``plain`` (the whole ``stripes`` rebuilt) decoded into Arrow, each stripe checked
+        against its statistics."""
         try:
             table = pa_orc.ORCFile(io.BytesIO(plain)).read(columns=columns)
         except DECODE_ERRORS as error:
@@ -216,9 +221,15 @@ class EncryptedOrcReader:
             start += rows
         return table
 
-    def _rebuild_whole(self, keys: dict[int, VariantKeys], stripes: list[int], stats: ReadStats) -> bytes:
-        """Whole stripes as one plain ORC file, counted in ``stats``."""
-        plain = plain_orc(self.tail, keys, stripes, stats=stats)
+    def _rebuild_whole(
+        self,
+        keys: dict[int, VariantKeys],
+        stripes: list[int],
+        stats: ReadStats,
+        present: dict[int, dict[int, bytes]] | None = None,
+    ) -> bytes:
+        """Whole stripes as one plain ORC file, counted in ``stats`` (``present``: see ``plain_orc``)."""
+        plain = plain_orc(self.tail, keys, stripes, stats=stats, present=present)
         stats.stripes += len(stripes)
         stats.row_groups += sum(-(-self.tail.stripes[s].rows // self.tail.row_index_stride) for s in stripes)
         stats.rows_decoded += sum(self.tail.stripes[s].rows for s in stripes)
@@ -310,32 +321,35 @@ class EncryptedOrcReader:
     def iter_rows(
         self, columns: Sequence[str] | None = None, *, stripes: Sequence[int] | None = None
     ) -> Iterator[dict[str, Any]]:
-        """The rows of the selected stripes (default all) as dicts. The stripes are rebuilt once as one plain
-        file; ORC C++ (pyorc) decodes it stripe by stripe, and each stripe's rows are checked against its
-        statistics before any of them is yielded."""
+        """The rows of the selected stripes (default all) as dicts, decoded by ORC C++ (pyorc) from the stripes
+        rebuilt once as one plain file. Every stripe is checked against its statistics before the first row
+        comes: counts from the PRESENT streams, minimum and maximum of ranged columns through Arrow."""
         names = list(columns) if columns else self.top_level_columns
-        for name in names:
-            self.tail.column_named(name)
-        return chain.from_iterable(self._stripe_rows(names, stripes))
-
-    def _stripe_rows(self, names: list[str], stripes: Sequence[int] | None) -> Iterator[list[dict[str, Any]]]:
-        """Per selected stripe, its rows, checked (see ``iter_rows``)."""
         with self._naming_the_file():
             keys = self._keys_for(self._ids(names))
             selected = [s.index for s in self.tail.stripes if stripes is None or s.index in stripes]
             self.last_read = stats = ReadStats()
-            plain = self._rebuild_whole(keys, selected, stats)
+            present: dict[int, dict[int, bytes]] = {}
+            plain = self._rebuild_whole(keys, selected, stats, present)
+            ranged_names = ranged(self.tail, names)
+            if ranged_names:
+                self._checked_table(plain, keys, selected, ranged_names)
             statistics = self.stripe_statistics()
-            decoder = PythonRows(plain, names)
+            others = [n for n in names if n not in ranged_names]
             for number in selected:
-                try:
-                    with paused_gc():  # the stripe's rows all stay alive: nothing for a collection to free
-                        chunk = decoder.read(self.tail.stripes[number].rows)
-                except DECODE_ERRORS as error:
-                    raise self._undecodable(keys, [number], names, error) from error
                 if number < len(statistics):
-                    check_stripe_rows(self.tail, number, chunk, names, statistics[number])
-                yield chunk
+                    check_stripe_presence(self.tail, number, others, statistics[number], present[number])
+        return self._decoded_rows(plain, keys, selected, names)
+
+    def _decoded_rows(
+        self, plain: bytes, keys: dict[int, VariantKeys], stripes: list[int], names: list[str]
+    ) -> Iterator[dict[str, Any]]:
+        """pyorc's rows of ``plain``; what it cannot decode is an error naming stripe and column."""
+        try:
+            yield from python_rows(plain, names)
+        except DECODE_ERRORS as error:
+            with self._naming_the_file():
+                raise self._undecodable(keys, stripes, names, error) from error
 
 
 def _corrupted(stripe: int, column: str, error: Exception) -> SecurityError:

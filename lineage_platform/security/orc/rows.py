@@ -40,20 +40,17 @@ _CONVERTERS: dict[pyorc.TypeKind, type[ORCConverter]] = {
 }
 
 
-class PythonRows:
-    """The rows of a plain ORC file, in order, as dicts of the selected columns, decoded by pyorc."""
-
-    def __init__(self, plain: bytes, columns: Sequence[str]) -> None:
-        self._reader = pyorc.Reader(
+def python_rows(plain: bytes, columns: Sequence[str]) -> Iterator[dict[str, Any]]:
+    """The rows of the plain ORC file ``plain`` as dicts of ``columns``, decoded by pyorc as they are iterated
+    (raising what pyorc raises on data it cannot decode: ``seek.DECODE_ERRORS``)."""
+    return iter(
+        pyorc.Reader(
             io.BytesIO(plain),
             column_names=list(columns),
             struct_repr=pyorc.StructRepr.DICT,
             converters=_CONVERTERS,
         )
-
-    def read(self, count: int) -> list[dict[str, Any]]:
-        """The next ``count`` rows. Raises what pyorc raises on data it cannot decode (``seek.DECODE_ERRORS``)."""
-        return self._reader.read(count) if count else []
+    )
 
 
 @contextmanager
