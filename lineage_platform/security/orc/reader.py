@@ -27,7 +27,7 @@ from lineage_platform.security.orc.plain import plain_orc
 from lineage_platform.security.orc.pushdown import matching_groups, may_match, parse_where, row_filter
 from lineage_platform.security.orc.read_stats import ReadStats
 from lineage_platform.security.orc.row_index import StripeRowIndex, check_stripe_keys
-from lineage_platform.security.orc.rows import paused_gc, python_rows, table_rows
+from lineage_platform.security.orc.rows import orc_rows, paused_gc, table_rows
 from lineage_platform.security.orc.seek import DECODE_ERRORS, decode_rows, group_runs, stripe_part
 from lineage_platform.security.orc.statistics import (
     ColumnStats,
@@ -311,19 +311,32 @@ class EncryptedOrcReader:
         rows: tuple[int, int] | None = None,
         stripes: Sequence[int] | None = None,
     ) -> list[dict[str, Any]]:
-        """``read`` as a list of dicts (structs and maps as dicts); without ``where`` and ``rows``, the list of
-        ``iter_rows``."""
+        """``read`` as a list of dicts (structs and maps as dicts); without ``where`` and ``rows``, what
+        ``iter_rows`` yields, built by pyorc in one call with Python's cyclic garbage collector paused."""
         if where or rows:
             return table_rows(self.read(columns, where=where, rows=rows, stripes=stripes))
-        with paused_gc():
-            return list(self.iter_rows(columns, stripes=stripes))
+        names, plain, keys, selected = self._checked_plain(columns, stripes)
+        try:
+            with paused_gc():
+                return orc_rows(plain, names).read()
+        except DECODE_ERRORS as error:
+            with self._naming_the_file():
+                raise self._undecodable(keys, selected, names, error) from error
 
     def iter_rows(
         self, columns: Sequence[str] | None = None, *, stripes: Sequence[int] | None = None
     ) -> Iterator[dict[str, Any]]:
-        """The rows of the selected stripes (default all) as dicts, decoded by ORC C++ (pyorc) from the stripes
-        rebuilt once as one plain file. Every stripe is checked against its statistics before the first row
-        comes: counts from the PRESENT streams, minimum and maximum of ranged columns through Arrow."""
+        """The rows of the selected stripes (default all) as dicts, decoded by ORC C++ (pyorc) as they are
+        iterated, from the stripes rebuilt once as one plain file and checked first (``_checked_plain``)."""
+        names, plain, keys, selected = self._checked_plain(columns, stripes)
+        return self._decoded_rows(plain, keys, selected, names)
+
+    def _checked_plain(
+        self, columns: Sequence[str] | None, stripes: Sequence[int] | None
+    ) -> tuple[list[str], bytes, dict[int, VariantKeys], list[int]]:
+        """(column names, plain file, keys used, stripe numbers): the selected stripes (default all) rebuilt
+        once as one plain file, every stripe checked against its statistics before any row is decoded for a
+        caller: counts from the PRESENT streams, minimum and maximum of ranged columns through Arrow."""
         names = list(columns) if columns else self.top_level_columns
         with self._naming_the_file():
             keys = self._keys_for(self._ids(names))
@@ -339,14 +352,14 @@ class EncryptedOrcReader:
             for number in selected:
                 if number < len(statistics):
                     check_stripe_presence(self.tail, number, others, statistics[number], present[number])
-        return self._decoded_rows(plain, keys, selected, names)
+        return names, plain, keys, selected
 
     def _decoded_rows(
         self, plain: bytes, keys: dict[int, VariantKeys], stripes: list[int], names: list[str]
     ) -> Iterator[dict[str, Any]]:
         """pyorc's rows of ``plain``; what it cannot decode is an error naming stripe and column."""
         try:
-            yield from python_rows(plain, names)
+            yield from orc_rows(plain, names)
         except DECODE_ERRORS as error:
             with self._naming_the_file():
                 raise self._undecodable(keys, stripes, names, error) from error

@@ -40,16 +40,14 @@ _CONVERTERS: dict[pyorc.TypeKind, type[ORCConverter]] = {
 }
 
 
-def python_rows(plain: bytes, columns: Sequence[str]) -> Iterator[dict[str, Any]]:
-    """The rows of the plain ORC file ``plain`` as dicts of ``columns``, decoded by pyorc as they are iterated
-    (raising what pyorc raises on data it cannot decode: ``seek.DECODE_ERRORS``)."""
-    return iter(
-        pyorc.Reader(
-            io.BytesIO(plain),
-            column_names=list(columns),
-            struct_repr=pyorc.StructRepr.DICT,
-            converters=_CONVERTERS,
-        )
+def orc_rows(plain: bytes, columns: Sequence[str]) -> pyorc.Reader:
+    """pyorc's reader of the plain ORC file ``plain``: an iterator of dicts of ``columns`` (``read()``: all
+    rows as a list); it raises what pyorc raises on data it cannot decode (``seek.DECODE_ERRORS``)."""
+    return pyorc.Reader(
+        io.BytesIO(plain),
+        column_names=list(columns),
+        struct_repr=pyorc.StructRepr.DICT,
+        converters=_CONVERTERS,
     )
 
 
