@@ -14,10 +14,13 @@ from dataclasses import dataclass, field
 from lineage_platform.errors import SecurityError
 
 VARINT, FIXED64, BYTES, FIXED32 = 0, 1, 2, 5
+_ONE_BYTE = [bytes([value]) for value in range(0x80)]
 
 
 def read_varint(data: bytes, pos: int) -> tuple[int, int]:
     """The unsigned varint at ``pos`` and the position after it."""
+    if pos < len(data) and data[pos] < 0x80:  # most keys, lengths and small values: one byte
+        return data[pos], pos + 1
     result = shift = 0
     while True:
         if pos >= len(data):
@@ -32,6 +35,8 @@ def read_varint(data: bytes, pos: int) -> tuple[int, int]:
 
 def encode_varint(value: int) -> bytes:
     """``value`` (non-negative) as a protobuf varint."""
+    if value <= 0x7F:
+        return _ONE_BYTE[value]
     out = bytearray()
     while value > 0x7F:
         out.append((value & 0x7F) | 0x80)
@@ -57,8 +62,10 @@ class Message:
 
     def get(self, number: int, default: int | bytes | None = None) -> int | bytes | None:
         """The last value of field ``number`` (protobuf semantics for optional fields)."""
-        values = self.all(number)
-        return values[-1] if values else default
+        for num, _, value in reversed(self.fields):
+            if num == number:
+                return value
+        return default
 
     def int(self, number: int, default: int = 0) -> int:
         """An integer field."""
