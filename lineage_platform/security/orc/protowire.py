@@ -135,6 +135,10 @@ def decode(data: bytes) -> Message:
         key, pos = read_varint(data, pos)
         number, wire = key >> 3, key & 7
         if wire == VARINT:
+            if pos < end and data[pos] < 0x80:  # one-byte value, inline: most fields of ORC's footers
+                fields.append((number, wire, data[pos]))
+                pos += 1
+                continue
             value, pos = read_varint(data, pos)
             fields.append((number, wire, value))
             continue
