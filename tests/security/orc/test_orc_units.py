@@ -20,7 +20,8 @@ from lineage_platform.security.orc.authorise import permitted_columns, table_of
 from lineage_platform.security.orc.compression import decompress, store_original
 from lineage_platform.security.orc.crypto import ctr_decrypt, key_length, stream_iv, unwrap_local_key
 from lineage_platform.security.orc.encrypt_table import EncryptionRule, plan_encryption
-from lineage_platform.security.orc.protowire import Message, decode, encode, zigzag
+from lineage_platform.security.orc.protowire import Message, decode, encode, read_varint, zigzag
+from lineage_platform.security.orc.verify import _set_bits
 from lineage_platform.security.policy import Grant, PolicyStore
 
 
@@ -178,3 +179,27 @@ def test_encryption_plan_follows_labels_and_avoids_masks_that_crash_orc() -> Non
     assert plan_encryption("hr.people", [("id", "bigint")], labels).orc_options() == {}
     with pytest.raises(SecurityError, match="LABEL:KEY"):
         EncryptionRule.parse("PII")
+
+
+def test_present_bits_are_counted_from_byte_runs_and_literals() -> None:
+    # byte RLE: header 0..127 = a run of header + 3 copies of the next byte; 128..255 = 256 - header literals
+    run_of_five_ff = bytes([2, 0xFF])  # 40 bits set
+    two_literals = bytes([256 - 2, 0b1010_0000, 0b1100_0001])
+    data = run_of_five_ff + two_literals
+    assert _set_bits(data, 40, "s") == 40
+    assert _set_bits(data, 43, "s") == 42  # only the first 3 bits (1, 0, 1) of the literal 0b1010_0000
+    assert _set_bits(data, 56, "s") == 40 + 2 + 3
+    with pytest.raises(SecurityError, match="s holds 56 bits for 57 rows"):
+        _set_bits(data, 57, "s")
+
+
+def test_varints_of_one_and_several_bytes_decode_alike() -> None:
+    assert read_varint(bytes([0x05, 0x01]), 0) == (5, 1)
+    assert read_varint(bytes([0x96, 0x01]), 0) == (150, 2)
+    assert decode(encode(Message().with_fields([(1, 127), (2, 128), (3, 0)]))).fields == [
+        (1, 0, 127),
+        (2, 0, 128),
+        (3, 0, 0),
+    ]
+    with pytest.raises(SecurityError, match="truncated protobuf varint"):
+        decode(bytes([0x08, 0x96]))
