@@ -71,12 +71,12 @@ def check_stripe_presence(
         found = (
             rows
             if stream is None
-            else _set_bits(decompress(stream, tail.codec, tail.block_size, what), rows, what)
+            else set_bits(decompress(stream, tail.codec, tail.block_size, what), rows, what)
         )
         _check(tail, stripe, name, stats, found, lambda: (None, None))
 
 
-def _set_bits(data: bytes, bits: int, what: str) -> int:
+def set_bits(data: bytes, bits: int, what: str) -> int:
     """How many of the first ``bits`` bits (most significant first) of ORC's byte-RLE ``data`` are set."""
     out = bytearray()
     position = 0

@@ -21,7 +21,7 @@ from lineage_platform.security.orc.compression import decompress, store_original
 from lineage_platform.security.orc.crypto import ctr_decrypt, key_length, stream_iv, unwrap_local_key
 from lineage_platform.security.orc.encrypt_table import EncryptionRule, plan_encryption
 from lineage_platform.security.orc.protowire import Message, decode, encode, read_varint, zigzag
-from lineage_platform.security.orc.verify import _set_bits
+from lineage_platform.security.orc.verify import set_bits
 from lineage_platform.security.policy import Grant, PolicyStore
 
 
@@ -186,11 +186,11 @@ def test_present_bits_are_counted_from_byte_runs_and_literals() -> None:
     run_of_five_ff = bytes([2, 0xFF])  # 40 bits set
     two_literals = bytes([256 - 2, 0b1010_0000, 0b1100_0001])
     data = run_of_five_ff + two_literals
-    assert _set_bits(data, 40, "s") == 40
-    assert _set_bits(data, 43, "s") == 42  # only the first 3 bits (1, 0, 1) of the literal 0b1010_0000
-    assert _set_bits(data, 56, "s") == 40 + 2 + 3
+    assert set_bits(data, 40, "s") == 40
+    assert set_bits(data, 43, "s") == 42  # only the first 3 bits (1, 0, 1) of the literal 0b1010_0000
+    assert set_bits(data, 56, "s") == 40 + 2 + 3
     with pytest.raises(SecurityError, match="s holds 56 bits for 57 rows"):
-        _set_bits(data, 57, "s")
+        set_bits(data, 57, "s")
 
 
 def test_varints_of_one_and_several_bytes_decode_alike() -> None:
