@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gremlin_python.process.traversal import Bytecode, CardinalityValue, Direction, Traversal
+from gremlin_python.process.traversal import Bytecode, CardinalityValue, Direction, Scope, Traversal
 
 from lineage_platform.errors import TraversalError
 
@@ -40,6 +40,14 @@ class StepCall:
     def modulator_args(self, name: str) -> list[list[Any]]:
         """Argument lists of every modulator called ``name``, in order."""
         return [args for mod, args in self.modulators if mod == name]
+
+    def scoped_args(self) -> tuple[bool, list[Any]]:
+        """(local scope?, the arguments after a leading ``Scope``): ``dedup(Scope.local, 'a')`` → (True, ['a'])."""
+        args = list(self.args)
+        local = bool(args) and args[0] == Scope.local
+        if args and isinstance(args[0], Scope):
+            args.pop(0)
+        return local, args
 
     def __str__(self) -> str:
         lead = "".join(f"{name}({_texts(args)})." for name, args in self.leading)

@@ -274,10 +274,7 @@ def _deduplicated(obj: Any, kept: list[Any]) -> Any:
 @step("dedup")
 def compile_dedup(call: StepCall, c: Compiler) -> StepFn:
     """dedup([Scope.local], labels...) with an optional by()."""
-    args = list(call.args)
-    local = bool(args) and args[0] == Scope.local
-    if args and isinstance(args[0], Scope):
-        args.pop(0)
+    local, args = call.scoped_args()
     labels = args
     bys = by_functions(call.modulator_args("by"), c, "dedup")
     by = bys[0] if bys else None
@@ -364,10 +361,7 @@ def range_step(
     call: StepCall, low_high: Callable[[list[Any]], tuple[int, int]], single_when_one: bool
 ) -> StepFn:
     """Shared body of limit/range/skip: global over the stream or local over a collection."""
-    args = list(call.args)
-    local = bool(args) and args[0] == Scope.local
-    if args and isinstance(args[0], Scope):
-        args.pop(0)
+    local, args = call.scoped_args()
     low, high = low_high(args)
     return _local_range(low, high, single_when_one) if local else _global_range(low, high)
 
@@ -403,10 +397,7 @@ def compile_skip(call: StepCall, c: Compiler) -> StepFn:
 @step("tail")
 def compile_tail(call: StepCall, c: Compiler) -> StepFn:
     """tail([Scope], n=1): the last n traversers (global) or items (local)."""
-    args = list(call.args)
-    local = bool(args) and args[0] == Scope.local
-    if args and isinstance(args[0], Scope):
-        args.pop(0)
+    local, args = call.scoped_args()
     n = _int_arg(args[0], "tail", "count") if args else 1
     if local:
 

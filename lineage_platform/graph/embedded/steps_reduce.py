@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from gremlin_python.process.traversal import Order, Scope
+from gremlin_python.process.traversal import Order
 from gremlin_python.statics import long
 from gremlin_python.structure.graph import Path
 
@@ -33,14 +33,6 @@ from lineage_platform.graph.embedded.values import (
 )
 
 
-def _scope(call: StepCall) -> tuple[bool, list[Any]]:
-    args = list(call.args)
-    local = bool(args) and args[0] == Scope.local
-    if args and isinstance(args[0], Scope):
-        args.pop(0)
-    return local, args
-
-
 def _local_values(obj: Any) -> list[Any]:
     if isinstance(obj, dict):
         return [MapEntry(item) for item in obj.items()]
@@ -57,7 +49,7 @@ def _reducer(
     """A step reducing (value, bulk) pairs: globally over the stream, or locally over each collection."""
 
     def compile_reduce(call: StepCall, c: Compiler) -> StepFn:
-        local, _ = _scope(call)
+        local, _ = call.scoped_args()
         if local:
 
             def run_local(travs: Iterator[Trav]) -> Iterator[Trav]:
@@ -239,7 +231,7 @@ def sort_traversers(travs: list[Trav], comparators: list[Comparator]) -> list[Tr
 @step("order")
 def compile_order(call: StepCall, c: Compiler) -> StepFn:
     """order([Scope.local]).by(...): sort the stream, or each collection."""
-    local, _ = _scope(call)
+    local, _ = call.scoped_args()
     comparators = order_comparators(call, c)
     if local:
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gremlin_python.process.traversal import Scope
-
 from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.modulation import NOTHING, by_functions
 from lineage_platform.graph.embedded.pipeline import Compiler, StepCall, StepFn, Trav, step
@@ -30,10 +28,8 @@ def compile_side_effect(call: StepCall, c: Compiler) -> StepFn:
 @step("aggregate", "store")
 def compile_aggregate(call: StepCall, c: Compiler) -> StepFn:
     """aggregate(key): collect every object into a side-effect list (a barrier); store/aggregate(local) are lazy."""
-    args = list(call.args)
-    lazy = call.name == "store" or (bool(args) and args[0] == Scope.local)
-    if args and isinstance(args[0], Scope):
-        args.pop(0)
+    local, args = call.scoped_args()
+    lazy = call.name == "store" or local
     key = args[0]
     bys = by_functions(call.modulator_args("by"), c, call.name)
     project = bys[0] if bys else (lambda t: t.obj)
