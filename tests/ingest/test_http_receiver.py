@@ -41,6 +41,17 @@ def hive_path(table: str, columns: list[str], output: bool = False) -> InputData
     return kind(namespace="hdfs://nn1:8020", name=f"/warehouse/{database}.db/{name}", facets=facets)
 
 
+def assert_the_run_succeeded(g) -> None:
+    """The graph holds the one run of :func:`spark_event`'s job, started at START and ended by COMPLETE."""
+    [run] = g.V().has_label("run").value_map("runId", "status", "startTime", "endTime").to_list()
+    assert run == {
+        "runId": [RUN_ID],
+        "status": ["SUCCEEDED"],
+        "startTime": ["2026-01-06T02:00:05.120Z"],
+        "endTime": ["2026-01-06T02:03:41.877Z"],
+    }
+
+
 def spark_event(state: RunState, time: str) -> RunEvent:
     job_facets = {
         "jobType": job_type_job.JobTypeJobFacet(
@@ -113,13 +124,7 @@ def test_openlineage_client_events_reach_the_graph_through_http(receiver: Receiv
     tables = set(g.V().has_label("table").values("qualifiedName").to_list())
     assert {"dwd.orders", "dws.orders_daily"} <= tables
     assert not [name for name in tables if name.startswith("hdfs://")]
-    [run] = g.V().has_label("run").value_map("runId", "status", "startTime", "endTime").to_list()
-    assert run == {
-        "runId": [RUN_ID],
-        "status": ["SUCCEEDED"],
-        "startTime": ["2026-01-06T02:00:05.120Z"],
-        "endTime": ["2026-01-06T02:03:41.877Z"],
-    }
+    assert_the_run_succeeded(g)
     assert g.V().has("process", "operation", "INSERT").count().next() == 1
     assert receiver.dead_letters() == []
 
@@ -168,13 +173,7 @@ def test_the_batch_path_answers_each_events_outcome(receiver: Receiver) -> None:
     summary = receiver.stop()
     assert (summary["events"], summary["applied"], summary["dead lettered"]) == ("5", "4", "1")
     g = connect(f"embedded:{receiver.store}")
-    [run] = g.V().has_label("run").value_map("runId", "status", "startTime", "endTime").to_list()
-    assert run == {
-        "runId": [RUN_ID],
-        "status": ["SUCCEEDED"],
-        "startTime": ["2026-01-06T02:00:05.120Z"],
-        "endTime": ["2026-01-06T02:03:41.877Z"],
-    }
+    assert_the_run_succeeded(g)
 
 
 def test_the_batch_path_takes_only_an_array(receiver: Receiver) -> None:
