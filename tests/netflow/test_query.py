@@ -14,6 +14,7 @@ from lineage_platform.errors import SqlError
 from lineage_platform.netflow.blocks import index_blocks
 from lineage_platform.netflow.catalog import CatalogError, all_partitions
 from lineage_platform.netflow.query import (
+    analyse,
     engine_sql,
     format_result,
     format_streamed,
@@ -152,3 +153,21 @@ def test_files_written_with_other_physical_types_still_answer_exactly(tmp_path: 
         sql = random_query(data, rng)
         for engine in ("duckdb", "arrow"):
             assert pruned(data, sql, engine) == baseline(data, sql), (engine, sql)
+
+
+def test_a_repeated_statement_is_analysed_once_and_bad_ones_every_time(clustered: Clustered) -> None:
+    sql = "SELECT count(*) FROM flows WHERE dst_port = 53 AND first_ts < '2026-01-01 01:00:00'"
+    first = plan_query(clustered.g, DATASET, sql)
+    hits = analyse.cache_info().hits
+    second = plan_query(clustered.g, DATASET, sql)
+    assert analyse.cache_info().hits == hits + 1
+    assert (second.sql, second.boxes, second.slices, second.notes) == (
+        first.sql,
+        first.boxes,
+        first.slices,
+        first.notes,
+    )
+    assert pruned(clustered, sql) == baseline(clustered, sql)
+    for _ in range(2):  # an error is raised again, not remembered as an analysis
+        with pytest.raises(SqlError, match="cannot parse"):
+            plan_query(clustered.g, DATASET, "SELECT FROM WHERE (")
