@@ -189,7 +189,7 @@ def result_batches(plan: QueryPlan, *, engine: str = "duckdb") -> Iterator[pa.Re
     """The statement's rows over the planned partitions, as Arrow batches read while DuckDB produces them.
 
     ``duckdb`` hands DuckDB the candidate files in one scan (it reads only the needed columns, and its zone maps skip
-    the same time blocks the index chose, since blocks are time-sorted); ``arrow`` reads exactly the indexed blocks
+    the same time blocks the index chose, from each row group's time statistics); ``arrow`` reads exactly the indexed blocks
     with pyarrow and runs DuckDB over the Arrow table.
     """
     if engine not in ENGINES:
