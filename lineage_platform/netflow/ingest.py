@@ -91,7 +91,10 @@ class _Writer(threading.Thread):
                 block = _block_order(pa.Table.from_batches(pieces), self.attributes)
                 if key not in self.files:
                     path = partition_directory(self.root, *key) / f"{self.run_id}.parquet"
-                    self.files[key] = (PartitionFile(key[0], key[1], path), open_writer(path))
+                    self.files[key] = (
+                        PartitionFile(key[0], key[1], path),
+                        open_writer(path, self.attributes),
+                    )
                 stats, writer = self.files[key]
                 writer.write_table(block, row_group_size=block.num_rows)
                 stats.observe(block, self.attributes)
