@@ -1,11 +1,11 @@
 """Partition files and their block index.
 
 A partition file is Parquet (zstd; delta-encoded timestamps, dictionary-encoded addresses, counts and small-domain
-columns) whose row groups ("blocks") each hold one stretch of arrival time, sorted inside by the clustering
-attributes, then time (Arrow path; Spark's files are time-sorted throughout). The block index — per block its time range, row count,
-byte offset and compressed size — comes from the Parquet footer's statistics (handed over by the writer that just
-closed the file, or read back) and is kept in a small JSON sidecar next to the file, so a query can choose blocks
-without opening files it will not read.
+columns; Bloom filters on the clustering attributes) whose row groups ("blocks") each hold one stretch of arrival
+time, sorted inside by the clustering attributes, then time (Arrow path; Spark's files are time-sorted throughout).
+The block index — per block its time range, row count, byte offset and compressed size — comes from the Parquet
+footer's statistics (handed over by the writer that just closed the file, or read back) and is kept in a small JSON
+sidecar next to the file, so a query can choose blocks without opening files it will not read.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ Each partition of a run is written by exactly one writer thread (chosen by hashi
 locks; queues are bounded, so a fast source waits for the writers instead of filling memory. A block holds the records
 of one stretch of arrival time, so its time range (in the block index) lets a query skip it; inside, records are
 sorted by the clustering attributes, then time, so that a filter on those attributes finds its rows in a few runs
-(DuckDB reads a query on one source address in a cell about twice as fast as from a time-sorted block).
+(a point query on one cell took 1.7x less CPU in DuckDB than from a time-sorted block, at 1M records).
 """
 
 from __future__ import annotations

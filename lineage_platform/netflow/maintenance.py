@@ -45,9 +45,8 @@ class LayoutRequest:
     cells: int | None = None  # per time bucket; None: from the data volume (layout.size_for_volume)
     bucket_ms: int | None = None  # None: from the data volume
     sample_rows: int = 200_000
-    workload: str | None = (
-        None  # a query log: the attributes are chosen from it for the cells the volume gets
-    )
+    # a query log: when given, the attributes are chosen from it for the cell count the volume gets
+    workload: str | None = None
 
     def layout(self, sample: pa.Table) -> PartitionLayout:
         """The layout for a new dataset whose first records are ``sample``."""

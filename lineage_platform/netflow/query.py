@@ -59,9 +59,8 @@ DUCKDB_TYPES = {
     pa.uint64(): "UBIGINT",
 }
 _DUCKDB = duckdb.connect()  # one in-memory database; each query runs on its own cursor
-_DUCKDB.execute(
-    "SET parquet_metadata_cache = true"
-)  # footers parsed once per file (files are never rewritten)
+# Parquet footers parsed once per file, not once per query (partition files are never rewritten in place)
+_DUCKDB.execute("SET parquet_metadata_cache = true")
 
 
 @dataclass

@@ -25,6 +25,7 @@ import sqlglot
 from sqlglot import exp
 
 from lineage_platform.errors import SqlError
+from lineage_platform.netflow.layout import MIN_CELLS
 from lineage_platform.netflow.records import CLUSTERABLE
 
 
@@ -121,7 +122,7 @@ def read_share(matrix: list[list[int]], weights: list[int], columns: list[int], 
 
 
 def choose_attributes(
-    log_text: str, *, cells: int = 8, threshold: float | None = None, maximum: int = 2
+    log_text: str, *, cells: int = MIN_CELLS, threshold: float | None = None, maximum: int = 2
 ) -> AttributeChoice:
     """Pick clustering attributes from a query log for a layout of ``cells`` cells per time bucket.
 
