@@ -61,15 +61,30 @@ def generate(out: Path, records: int, hours: int, seed: int) -> None:
 
 @netflow.command()
 @click.argument("query_log", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@p.option("--threshold", type=click.FloatRange(0, 1), default=0.25, show_default=True, help="Minimum share.")
+@p.option(
+    "--cells",
+    command="netflow choose",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Cells per time bucket the data will get (ingest sizes it from the data volume).",
+)
+@p.option(
+    "--threshold",
+    type=click.FloatRange(0, 1),
+    default=None,
+    help="Fixed minimum share instead of the read-share model.",
+)
 @p.option(
     "--max-attributes", type=click.IntRange(min=1), default=2, show_default=True, help="At most this many."
 )
-def choose(query_log: Path, threshold: float, max_attributes: int) -> None:
+def choose(query_log: Path, cells: int, threshold: float | None, max_attributes: int) -> None:
     """Pick clustering attributes from a log of NetFlow queries (';'-separated) and explain the choice."""
     from lineage_platform.netflow.workload import choose_attributes
 
-    choice = choose_attributes(query_log.read_text(), threshold=threshold, maximum=max_attributes)
+    choice = choose_attributes(
+        query_log.read_text(), cells=cells, threshold=threshold, maximum=max_attributes
+    )
     click.echo(choice.explain())
     click.echo(f"clustering attributes: {','.join(choice.chosen) or '(none: time only)'}")
 

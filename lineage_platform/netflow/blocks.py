@@ -1,10 +1,11 @@
 """Partition files and their block index.
 
 A partition file is Parquet (zstd; delta-encoded timestamps, dictionary-encoded addresses, counts and small-domain
-columns) whose row groups ("blocks") are each sorted by time. The block index — per block its time range, row count,
-byte offset and compressed size — comes from the Parquet footer's statistics (handed over by the writer that just
-closed the file, or read back) and is kept in a small JSON sidecar next to the file, so a query can choose blocks
-without opening files it will not read.
+columns; Bloom filters on the clustering attributes) whose row groups ("blocks") each hold one stretch of arrival
+time, sorted inside by the clustering attributes, then time (Arrow path; Spark's files are time-sorted throughout).
+The block index — per block its time range, row count, byte offset and compressed size — comes from the Parquet
+footer's statistics (handed over by the writer that just closed the file, or read back) and is kept in a small JSON
+sidecar next to the file, so a query can choose blocks without opening files it will not read.
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ WRITER_OPTIONS = {
     "column_encoding": {"first_ts": "DELTA_BINARY_PACKED", "last_ts": "DELTA_BINARY_PACKED"},
     "write_statistics": True,
 }
+# A Bloom filter per block on each clustering attribute: a block holding none of a point query's addresses is skipped
+# without decoding it (DuckDB checks them for equality and IN filters; its own writer adds them too). Sized for the
+# distinct values of a ~16-30 k record block: +3.5 % bytes at 1M records, 15-35 % less CPU for point and single-address
+# queries (benchmarks/bench_netflow.py data, 2026-11-25).
+BLOOM_FILTER = {"ndv": 8192, "fpp": 0.05}
 
 
 @dataclass(frozen=True)
@@ -97,10 +103,11 @@ def describe_file(path: Path, bucket_ms: int, cell: int, attributes: tuple[str, 
     return item
 
 
-def open_writer(path: Path) -> pq.ParquetWriter:
-    """A Parquet writer with the partition-file encodings."""
+def open_writer(path: Path, attributes: tuple[str, ...] = ()) -> pq.ParquetWriter:
+    """A Parquet writer with the partition-file encodings and Bloom filters on the clustering ``attributes``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    return pq.ParquetWriter(path, SCHEMA, **WRITER_OPTIONS)
+    blooms = {name: BLOOM_FILTER for name in attributes}
+    return pq.ParquetWriter(path, SCHEMA, **WRITER_OPTIONS, bloom_filter_options=blooms or None)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from lineage_platform.netflow.catalog import (
     register_dataset,
 )
 from lineage_platform.netflow.ingest import IngestSummary, ingest_batches
-from lineage_platform.netflow.layout import PartitionLayout
+from lineage_platform.netflow.layout import PartitionLayout, size_for_volume
 from lineage_platform.netflow.readers import Rejects, read_parquet, read_records
 from lineage_platform.netflow.records import epoch_ms
 from lineage_platform.netflow.workload import choose_attributes
@@ -45,6 +45,16 @@ class LayoutRequest:
     cells: int | None = None  # per time bucket; None: from the data volume (layout.size_for_volume)
     bucket_ms: int | None = None  # None: from the data volume
     sample_rows: int = 200_000
+    # a query log: when given, the attributes are chosen from it for the cell count the volume gets
+    workload: str | None = None
+
+    def layout(self, sample: pa.Table) -> PartitionLayout:
+        """The layout for a new dataset whose first records are ``sample``."""
+        attributes = self.attributes
+        if self.workload is not None:
+            cells = self.cells or size_for_volume(sample, self.bucket_ms)[0]
+            attributes = choose_attributes(self.workload, cells=cells).chosen
+        return PartitionLayout.from_sample(sample, attributes, self.cells, self.bucket_ms)
 
 
 DEFAULT_REQUEST = LayoutRequest()
@@ -69,9 +79,7 @@ def ingest(
             raise IngestError(
                 "no records to ingest", hint="check the input files and the rejected-record report"
             )
-        layout = PartitionLayout.from_sample(
-            pa.Table.from_batches(head), request.attributes, request.cells, request.bucket_ms
-        )
+        layout = request.layout(pa.Table.from_batches(head))
         register_dataset(g, dataset, layout, root)
         stream = itertools.chain(head, stream)
     else:
@@ -125,13 +133,9 @@ def ingest_command(
     """
     started = time.perf_counter()
     lines = []
-    if workload is not None:
-        choice = choose_attributes(workload.read_text())
-        lines.append(choice.explain())
-        chosen = choice.chosen
-    else:
-        chosen = parse_attributes(attributes) if attributes else DEFAULT_ATTRIBUTES
-    request = LayoutRequest(chosen, cells, bucket_minutes and bucket_minutes * 60_000)
+    log = workload.read_text() if workload is not None else None
+    chosen = parse_attributes(attributes) if attributes else DEFAULT_ATTRIBUTES
+    request = LayoutRequest(chosen, cells, bucket_minutes and bucket_minutes * 60_000, workload=log)
     root = root or load_settings().work_dir / "netflow" / dataset
     if engine == "spark":
         from lineage_platform.ingest.spark import session
@@ -160,7 +164,10 @@ def ingest_command(
             f"cell balance: up to {ratio:.2f}x more records in the fullest than in the emptiest cell of a time"
             f" bucket; {empty} empty cells"
         )
-    lines.append(f"layout: {load_layout(g, dataset).describe()}; files under {root}")
+    layout = load_layout(g, dataset)
+    if log is not None:  # the choice the layout was made with (the same cells per bucket)
+        lines.insert(0, choose_attributes(log, cells=layout.cells).explain())
+    lines.append(f"layout: {layout.describe()}; files under {root}")
     return IngestReport("\n".join(lines), rejected)
 
 
@@ -198,7 +205,7 @@ def repartition(
     _, root = known
     old = all_partitions(g, dataset)
     sample = pa.Table.from_batches(list(_head(_records_of(old), request.sample_rows)))
-    layout = PartitionLayout.from_sample(sample, request.attributes, request.cells, request.bucket_ms)
+    layout = request.layout(sample)
     summary = ingest_batches(_records_of(old), layout, root, workers=workers)
     drop_partitions(g, old)
     register_dataset(g, dataset, layout, root)

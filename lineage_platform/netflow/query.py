@@ -3,8 +3,9 @@
     SQL ─► WHERE as boxes (rectangles.py) ─► candidate partitions (the cached catalog snapshot, snapshot.py)
         ─► blocks whose time range meets a box (block index) ─► ONE DuckDB scan over the candidate files
 
-The fixed cost of a query is one parse of the statement, one small Gremlin lookup (is the cached catalog current?)
-and DuckDB's own planning; file footers stay in DuckDB's object cache between queries.
+The fixed cost of a query is one small Gremlin lookup (is the cached catalog current?), pruning in memory and
+DuckDB's own planning. A statement's analysis (parse, DuckDB text, boxes, columns) is kept per distinct text
+(:data:`STATEMENTS_CACHED`), so a repeated query is not parsed again; Parquet footers stay in DuckDB's metadata cache.
 
 The statement itself (GROUP BY, ORDER BY, aggregates, any WHERE) runs unchanged in DuckDB over the candidate rows,
 so pruning can only drop rows that the WHERE clause would drop anyway: results equal a full scan's.
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import duckdb
@@ -39,13 +41,14 @@ from lineage_platform.netflow.records import (
     int_to_ip,
     ip_to_int,
 )
-from lineage_platform.netflow.rectangles import CIDR_FUNCTION, Box, where_boxes
+from lineage_platform.netflow.rectangles import CIDR_FUNCTION, Box, Rectangles, where_boxes
 from lineage_platform.netflow.snapshot import CatalogSnapshot, catalog_snapshot
 
 RELATION = "flows"
 STREAM_BATCH_ROWS = 1 << 16
 RELATION_SLOT = "__netflow_relation__"  # where the relation goes in a statement's rendered text
 READ_THREADS = 2
+STATEMENTS_CACHED = 512  # distinct statement texts whose analysis is kept (least recently used dropped)
 ENGINES = ("duckdb", "arrow")
 CANONICAL_SCHEMA = schema_signature(SCHEMA)
 DUCKDB_TYPES = {
@@ -56,7 +59,8 @@ DUCKDB_TYPES = {
     pa.uint64(): "UBIGINT",
 }
 _DUCKDB = duckdb.connect()  # one in-memory database; each query runs on its own cursor
-_DUCKDB.execute("SET enable_object_cache = true")  # Parquet footers parsed once per file, not once per query
+# Parquet footers parsed once per file, not once per query (partition files are never rewritten in place)
+_DUCKDB.execute("SET parquet_metadata_cache = true")
 
 
 @dataclass
@@ -67,6 +71,16 @@ class FileSlice:
     row_groups: list[int]
     bytes: int  # compressed bytes of the query's columns in those blocks
     schema: str  # physical schema signature of the file
+
+
+@dataclass(frozen=True)
+class Statement:
+    """What planning needs from a statement's text, independent of the catalog (cached per distinct text)."""
+
+    template: str  # the DuckDB text with :data:`RELATION_SLOT` where the relation goes
+    rectangles: Rectangles
+    columns: tuple[str, ...]  # record columns the statement reads
+    filtered: frozenset[str]  # columns its WHERE clause refers to
 
 
 @dataclass
@@ -122,7 +136,7 @@ def _parse(sql: str) -> tuple[exp.Select, str]:
         raise SqlError(
             "a NetFlow query is one SELECT over one table", hint="remove joins, subqueries and unions"
         )
-    rewritten = select.transform(_engine_literals)  # a copy
+    rewritten = select.transform(_engine_literals)  # a copy: boxes are read from the statement as written
     table = rewritten.find(exp.Table)
     alias = exp.TableAlias(this=exp.to_identifier(table.alias_or_name))  # `flows.col` still resolves
     table.replace(exp.Table(this=exp.to_identifier(RELATION_SLOT), alias=alias))
@@ -134,20 +148,28 @@ def _over(template: str, relation: str) -> str:
     return template.replace(RELATION_SLOT, relation, 1)
 
 
+@lru_cache(maxsize=STATEMENTS_CACHED)
+def analyse(sql: str) -> Statement:
+    """Parse a statement once: its DuckDB text, WHERE boxes and columns (raises :class:`SqlError` on bad input)."""
+    select, template = _parse(sql)
+    where = select.args.get("where")
+    filtered = frozenset(column.name for column in where.find_all(exp.Column)) if where else frozenset()
+    return Statement(template, where_boxes(select), tuple(_columns(select)), filtered)
+
+
 def plan_query(g: GraphTraversalSource, dataset: str, sql: str) -> QueryPlan:
     """Turn the WHERE clause into boxes and pick the partition files and blocks that may hold matching rows."""
     started = time.perf_counter()
-    select, template = _parse(sql)
+    statement = analyse(sql)
     catalog = catalog_snapshot(g, dataset)
     layout = catalog.layout
-    rectangles = where_boxes(select)
-    boxes = _catalog_boxes(rectangles.boxes, layout)
+    boxes = _catalog_boxes(statement.rectangles.boxes, layout)
     partitions = catalog.candidates(boxes)
-    columns = _columns(select)
+    columns = list(statement.columns)
     slices, blocks_total = _block_slices(catalog, partitions, boxes, columns)
     return QueryPlan(
         statement=sql,
-        sql=_over(template, RELATION),
+        sql=_over(statement.template, RELATION),
         columns=columns,
         boxes=boxes,
         slices=slices,
@@ -155,8 +177,8 @@ def plan_query(g: GraphTraversalSource, dataset: str, sql: str) -> QueryPlan:
         partitions_read=len(partitions),
         blocks_total=blocks_total,
         blocks_read=sum(len(item.row_groups) for item in slices),
-        template=template,
-        notes=_notes(select, layout, rectangles.unused),
+        template=statement.template,
+        notes=_notes(statement, layout),
         seconds=time.perf_counter() - started,
     )
 
@@ -166,7 +188,7 @@ def result_batches(plan: QueryPlan, *, engine: str = "duckdb") -> Iterator[pa.Re
     """The statement's rows over the planned partitions, as Arrow batches read while DuckDB produces them.
 
     ``duckdb`` hands DuckDB the candidate files in one scan (it reads only the needed columns, and its zone maps skip
-    the same time blocks the index chose, since blocks are time-sorted); ``arrow`` reads exactly the indexed blocks
+    the same time blocks the index chose, from each row group's time statistics); ``arrow`` reads exactly the indexed blocks
     with pyarrow and runs DuckDB over the Arrow table.
     """
     if engine not in ENGINES:
@@ -297,10 +319,8 @@ def _columns(select: exp.Select) -> list[str]:
     return [name for name in COLUMNS if name in used] or [TIME_COLUMN]
 
 
-def _notes(select: exp.Select, layout: PartitionLayout, unused: set[str]) -> list[str]:
-    where = select.args.get("where")
-    filtered = {column.name for column in where.find_all(exp.Column)} if where else set()
-    other = sorted(filtered - {TIME_COLUMN, *layout.attributes})
+def _notes(statement: Statement, layout: PartitionLayout) -> list[str]:
+    other = sorted(statement.filtered - {TIME_COLUMN, *layout.attributes})
     notes = []
     if other:
         verb = "is not a clustering attribute" if len(other) == 1 else "are not clustering attributes"
@@ -308,7 +328,7 @@ def _notes(select: exp.Select, layout: PartitionLayout, unused: set[str]) -> lis
             f"{', '.join(other)} {verb} (clustered on {', '.join(layout.attributes)}): "
             "the answer is complete, but fewer partitions could be skipped"
         )
-    unusable = sorted(unused - set(other))
+    unusable = sorted(statement.rectangles.unused - set(other))
     if unusable:
         notes.append(
             f"conditions on {', '.join(unusable)} are not simple ranges and were not used for pruning"

@@ -47,9 +47,7 @@ def spark_ingest(
         raise IngestError("no input files", hint="give one or more Parquet files of NetFlow records")
     known = find_dataset(g, dataset)
     if known is None:
-        layout = PartitionLayout.from_sample(
-            _sample(inputs, request.sample_rows), request.attributes, request.cells, request.bucket_ms
-        )
+        layout = request.layout(_sample(inputs, request.sample_rows))
         register_dataset(g, dataset, layout, root)
     else:
         layout, root = known

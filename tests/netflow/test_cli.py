@@ -34,10 +34,13 @@ def test_the_whole_cycle_from_the_command_line(run, tmp_path: Path) -> None:
     with (tmp_path / "more.csv").open("a") as handle:
         handle.write("broken line\n")
     (tmp_path / "log.sql").write_text(
-        "SELECT * FROM flows WHERE dst_ip = '1.1.1.1' AND dst_port = 443;" * 3
+        "SELECT * FROM flows WHERE dst_ip = '1.1.1.1';" * 3
+        + "SELECT * FROM flows WHERE dst_port = 443;" * 2
         + "SELECT * FROM flows WHERE src_ip = '2.2.2.2';"
     )
+    # 8 cells: clustering on dst_port too lets its queries read a third of a bucket instead of all of it
     assert "clustering attributes: dst_ip,dst_port" in run("choose", "log.sql")
+    assert "clustering attributes: dst_ip\n" in run("choose", "log.sql", "--threshold", "0.4")
 
     out = run(
         "ingest",
@@ -58,6 +61,7 @@ def test_the_whole_cycle_from_the_command_line(run, tmp_path: Path) -> None:
     assert re.search(r"cell balance: up to \d+\.\d\dx more records .*; \d+ empty cells", out)
     assert "broken line" in (tmp_path / "bad.csv").read_text()
     # ~10 k records/h: one bucket a day holds the 8 cells the layout wants at least
+    assert "8 cells per time bucket: clustered on dst_ip, dst_port, a query reads 46.1% of a bucket" in out
     assert "1440 min buckets x 8 cells on dst_ip, dst_port" in run("partitions")
 
     out = run(

@@ -170,7 +170,7 @@ def test_ingest_writes_every_record_once_into_the_partition_that_bounds_it(
     assert empty == len(buckets) * layout.cells - len(summary.files)
 
 
-def test_blocks_are_time_sorted_and_indexed_even_from_an_unordered_stream(
+def test_blocks_are_ordered_by_attribute_then_time_and_indexed_even_from_an_unordered_stream(
     records: pa.Table, tmp_path: Path
 ) -> None:
     shuffled = records.take(np.random.default_rng(1).permutation(records.num_rows))
@@ -183,14 +183,13 @@ def test_blocks_are_time_sorted_and_indexed_even_from_an_unordered_stream(
         assert len(blocks) == parquet.num_row_groups > 1
         assert json.loads(sidecar(item.path).read_text())["blocks"][0]["row_group"] == 0
         for block in blocks:
-            times = (
-                parquet.read_row_group(block.row_group, columns=[TIME_COLUMN])
-                .column(0)
-                .cast(pa.int64())
-                .to_numpy()
-            )
-            assert np.all(np.diff(times) >= 0)
-            assert (block.time_min, block.time_max, block.rows) == (times[0], times[-1], len(times))
+            table = parquet.read_row_group(block.row_group, columns=["dst_ip", TIME_COLUMN])
+            addresses = table.column("dst_ip").to_numpy().astype(np.int64)
+            times = table.column(TIME_COLUMN).cast(pa.int64()).to_numpy()
+            assert np.all(np.diff(addresses) >= 0)  # by the clustering attribute, then by time within a value
+            assert np.all(np.diff(times)[np.diff(addresses) == 0] >= 0)
+            assert not np.all(np.diff(times) >= 0)  # the stream's time order is not what orders a block
+            assert (block.time_min, block.time_max, block.rows) == (times.min(), times.max(), len(times))
         sidecar(item.path).unlink()
         assert load_index(item.path) == index  # rebuilt from the footer
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -14,6 +16,9 @@ from lineage_platform.errors import SqlError
 from lineage_platform.netflow.blocks import index_blocks
 from lineage_platform.netflow.catalog import CatalogError, all_partitions
 from lineage_platform.netflow.query import (
+    _over,
+    _parquet_relation,
+    analyse,
     engine_sql,
     format_result,
     format_streamed,
@@ -152,3 +157,46 @@ def test_files_written_with_other_physical_types_still_answer_exactly(tmp_path: 
         sql = random_query(data, rng)
         for engine in ("duckdb", "arrow"):
             assert pruned(data, sql, engine) == baseline(data, sql), (engine, sql)
+
+
+def test_a_repeated_statement_is_analysed_once_and_bad_ones_every_time(clustered: Clustered) -> None:
+    sql = "SELECT count(*) FROM flows WHERE dst_port = 53 AND first_ts < '2026-01-01 01:00:00'"
+    first = plan_query(clustered.g, DATASET, sql)
+    hits = analyse.cache_info().hits
+    second = plan_query(clustered.g, DATASET, sql)
+    assert analyse.cache_info().hits == hits + 1
+    assert (second.sql, second.boxes, second.slices, second.notes) == (
+        first.sql,
+        first.boxes,
+        first.slices,
+        first.notes,
+    )
+    assert pruned(clustered, sql) == baseline(clustered, sql)
+    for _ in range(2):  # an error is raised again, not remembered as an analysis
+        with pytest.raises(SqlError, match="cannot parse"):
+            plan_query(clustered.g, DATASET, "SELECT FROM WHERE (")
+
+
+def test_blocks_without_the_address_are_skipped_by_their_bloom_filter(
+    clustered: Clustered, tmp_path: Path
+) -> None:
+    """Each block carries a Bloom filter on the clustering attributes, so DuckDB scans only the blocks that may hold a
+    point query's address, fewer than the candidate files' blocks, and the answer is unchanged."""
+    counts = pc.value_counts(clustered.records.column("dst_ip"))
+    rare = counts.filter(pc.equal(counts.field("counts"), 1)).field("values")[0].as_py()  # in one block only
+    sql = f"SELECT count(*), sum(bytes) FROM flows WHERE dst_ip = '{int_to_ip(rare)}'"
+    plan = plan_query(clustered.g, DATASET, sql)
+    assert all(
+        column.bloom_filter_length > 0
+        for item in plan.slices
+        for column in (pq.read_metadata(item.path).row_group(0).column(i) for i in (2, 3))  # src_ip, dst_ip
+    )
+    profile = tmp_path / "profile.json"
+    connection = duckdb.connect()
+    connection.execute("PRAGMA enable_profiling = 'json'")
+    connection.execute(f"PRAGMA profiling_output = '{profile}'")
+    rows = connection.sql(_over(plan.template, _parquet_relation(plan.slices))).fetchall()
+    connection.execute("PRAGMA disable_profiling")
+    scanned = json.loads(profile.read_text())["query"]["total_row_groups_scanned"]
+    assert rows == baseline(clustered, sql) and rows[0][0] == 1
+    assert plan.blocks_read >= 8 and 1 <= scanned <= plan.blocks_read // 4

@@ -18,7 +18,7 @@ SELECT FROM WHERE;
 """
 
 
-def test_matrix_is_weighted_by_frequency_and_shares_decide() -> None:
+def test_a_fixed_threshold_still_decides_by_share_when_given() -> None:
     choice = choose_attributes(LOG, threshold=0.3, maximum=3)
     assert choice.skipped == 1
     assert sorted(choice.weights) == [1, 1, 1, 2]  # the two spellings of the first query are one query
@@ -34,6 +34,29 @@ def test_maximum_keeps_the_most_used() -> None:
     choice = choose_attributes(LOG, threshold=0.1, maximum=1)
     assert choice.chosen == ("dst_ip",)
     assert "only the 1 most used are kept" in choice.explain()
+
+
+def test_the_read_share_model_adds_an_attribute_once_the_volume_pays_for_it() -> None:
+    """Two attributes filtered by different queries: the second is chosen once its share exceeds 1/sqrt(cells) of the
+    first one's (here 2 against 10 queries, a ratio of 0.2: not at 16 cells, where 1/4 is needed; yes at 36, 1/6)."""
+    log = "SELECT * FROM f WHERE src_ip = '1.1.1.1';" * 10 + "SELECT * FROM f WHERE dst_ip = '2.2.2.2';" * 2
+    small, large = choose_attributes(log, cells=16), choose_attributes(log, cells=36)
+    assert small.chosen == ("src_ip",) and large.chosen == ("src_ip", "dst_ip")
+    # the chosen set reads least: src alone at 16 cells (10/16 + 2) / 12; both at 36 cells 12 / 6 / 12
+    assert small.expected_read(("src_ip",)) == pytest.approx((10 / 16 + 2) / 12)
+    assert large.expected_read(("src_ip", "dst_ip")) == pytest.approx(1 / 6)
+    assert small.expected_read(("src_ip",)) < small.expected_read(("src_ip", "dst_ip"))
+    assert large.expected_read(("src_ip", "dst_ip")) < large.expected_read(("src_ip",))
+    assert "16 cells per time bucket: clustered on src_ip" in small.explain()
+    assert "adding it, a query would read 25.0% of a bucket" in small.explain()
+
+
+def test_the_model_prefers_fewer_attributes_on_a_tie_and_time_only_without_filters() -> None:
+    together = "SELECT * FROM f WHERE dst_ip = '1.1.1.1' AND dst_port = 53;"
+    assert choose_attributes(together, cells=64).chosen == ("dst_ip",)  # pinning one pins the query's cell
+    unfiltered = choose_attributes("SELECT count(*) FROM f;", cells=64)
+    assert unfiltered.chosen == () and unfiltered.expected_read(()) == 1.0
+    assert "clustered on time only" in unfiltered.explain()
 
 
 def test_attributes_under_or_and_not_count() -> None:
