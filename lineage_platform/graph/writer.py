@@ -48,6 +48,7 @@ from gremlin_python.process.traversal import Cardinality, Direction, Merge, T
 from gremlin_python.statics import long
 
 from lineage_platform.graph.dsl import __
+from lineage_platform.graph.gc_pause import gc_paused
 from lineage_platform.graph.outbox import Outbox, change_set, outbox_of
 from lineage_platform.graph.retry import retry_transient
 from lineage_platform.graph.vocabulary import EdgeLabel, Key, VertexLabel
@@ -204,11 +205,16 @@ class _Batch:
 
     def vertex(self, label: str, qualified_name: str, **properties: Any) -> tuple[str, str]:
         key = (label, qualified_name)
-        props = self.vertices.setdefault(
-            key,
-            {Key.NAME: qualified_name.rsplit(".", 1)[-1], Key.TYPE_NAME: type_name(label), Key.KIND: label},
-        )
-        props.update({k: v for k, v in properties.items() if v is not None})
+        props = self.vertices.get(key)
+        if props is None:
+            props = self.vertices[key] = {
+                Key.NAME: qualified_name.rsplit(".", 1)[-1],
+                Key.TYPE_NAME: type_name(label),
+                Key.KIND: label,
+            }
+        for k, v in properties.items():
+            if v is not None:
+                props[k] = v
         return key
 
     def merged_vertex(
@@ -381,11 +387,14 @@ class LineageWriter:
 
     def write_together(self, items: Iterable[tuple[StatementLineage, RunInfo | None]]) -> WriteSummary:
         """Write (statement, run) pairs in one transaction (see :meth:`transaction`), run again from the start
-        while the graph refuses it for a passing reason (lock contention)."""
+        while the graph refuses it for a passing reason (lock contention).
+
+        The cyclic GC is paused meanwhile: building and sending the batch makes many short-lived objects, and
+        with the GC on it would scan them again and again (a fifth of a collector's time)."""
         items = list(items)
 
         def once() -> WriteSummary:
-            with self.transaction():
+            with gc_paused(), self.transaction():
                 return self.write_runs(items)
 
         return retry_transient(once)
@@ -395,12 +404,15 @@ class LineageWriter:
         return self.write_runs((statement, run) for statement in statements)
 
     def write_runs(self, items: Iterable[tuple[StatementLineage, RunInfo | None]]) -> WriteSummary:
-        """Write (statement, run) pairs; vertices and edges go out in batches of about ``batch_size``."""
+        """Write (statement, run) pairs; vertices and edges go out in traversals of about ``batch_size``.
+
+        Outside a transaction every ``batch_size`` elements are flushed (and committed) on their own; inside one
+        (:meth:`transaction`) the pairs are one flush, so what several of them share is written once."""
         summary = WriteSummary()
         batch = _Batch()
         for statement, run in items:
             _add_statement(batch, statement, run)
-            if len(batch.vertices) + len(batch.edges) >= self.batch_size:
+            if self._open is None and len(batch.vertices) + len(batch.edges) >= self.batch_size:
                 summary.add(self._flush(batch))
                 batch = _Batch()
         if batch.statements:
@@ -619,8 +631,8 @@ class LineageWriter:
             .merge_v(__.select("match"))
             .option(Merge.on_create, __.select("create"))
             .project("id", "created")
-            .by(__.id_())
-            .by(__.values(Key.CREATE_TIME))
+            .by(T.id)
+            .by(Key.CREATE_TIME)
             .to_list()
         )
         for key, result in zip(keys, results):
@@ -650,8 +662,8 @@ class LineageWriter:
             .merge_e(__.select("match"))
             .option(Merge.on_create, __.select("create"))
             .project("id", "created")
-            .by(__.id_())
-            .by(__.values(Key.CREATE_TIME))
+            .by(T.id)
+            .by(Key.CREATE_TIME)
             .to_list()
         )
         created = [
