@@ -49,7 +49,8 @@ def _check_keys(values: dict[Any, Any], allowed_tokens: tuple[Any, ...]) -> None
                 raise TraversalError(
                     f"Property key can not be a hidden key: {key}", hint="remove keys starting with ~"
                 )
-        elif key in (T.id, T.label) and key not in allowed_tokens:
+            continue  # a string key is no token: the checks below would only compare it with each
+        if key in (T.id, T.label) and key not in allowed_tokens:
             hidden = "~id" if key == T.id else "~label"
             raise TraversalError(
                 f"Property key can not be a hidden key: {hidden}", hint=f"remove {key} from the map"
