@@ -41,7 +41,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gremlin_python.process.graph_traversal import GraphTraversalSource
 from gremlin_python.process.traversal import Cardinality, Direction, Merge, T
@@ -178,6 +178,16 @@ def merge_process(current: dict[str, Any], new: dict[str, Any]) -> dict[str, Any
     return {**current, **new}
 
 
+class _Added(NamedTuple):
+    """A statement whose lineage a batch holds: its process key, process vertex (None for a schema change) and the
+    datasets it generates (whose provenance its runs decide)."""
+
+    statement: StatementLineage
+    key: str
+    process: tuple[str, str] | None
+    outputs: list[tuple[str, str]]
+
+
 @dataclass
 class _Batch:
     """Vertices and edges of some statements, de-duplicated by key, ready to upsert."""
@@ -195,6 +205,7 @@ class _Batch:
     merges: dict[tuple[str, str], PropertyMerge] = field(
         default_factory=dict
     )  # vertices merged with the graph's
+    lineage: dict[int, _Added] = field(default_factory=dict)  # statements added so far, by id()
 
     def run_of(self, key: tuple[str, str], run: RunInfo | None) -> None:
         """Remember ``run`` as the earliest of ``key``'s generating runs seen in this batch, if it is."""
@@ -270,13 +281,36 @@ def _column_vertex(
 
 
 def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | None) -> None:
+    """Add a (statement, run) pair: the statement's lineage once per batch however many of its runs the batch
+    holds (a bulk load hands each distinct statement over with all its runs), then the run."""
+    added = batch.lineage.get(id(statement))
+    if added is None or added.statement is not statement:
+        added = batch.lineage[id(statement)] = _add_lineage(batch, statement)
+    process = added.process
+    for output in added.outputs:
+        batch.run_of(output, run)
+    if run is not None and process is not None:
+        run_vertex = batch.merged_vertex(
+            VertexLabel.RUN,
+            f"run:{run.run_id(added.key)}",
+            merge_run if run.external_id else None,
+            **{Key.NAME: run.start_time or added.key},
+            **{prop: getattr(run, field) for prop, field in RUN_PROPERTIES.items()},
+        )
+        batch.edge(EdgeLabel.HAS_RUN, process, run_vertex)
+        batch.provenance.add(process)  # a process's createBy is the user of its earliest run
+        batch.run_of(process, run)
+    batch.statements += 1
+
+
+def _add_lineage(batch: _Batch, statement: StatementLineage) -> _Added:
+    """Add a statement's datasets, process and edges (no process for a schema change)."""
     key = statement_key(statement)
     result_name = f"{RESULT_DATASET}:{key}"  # a SELECT's temporary result: one dataset per process
     if statement.operation in SCHEMA_OPERATIONS:
         for dataset in statement.outputs:
             _dataset_vertex(batch, dataset, result_name)
-        batch.statements += 1
-        return
+        return _Added(statement, key, None, [])
 
     def name(target: str) -> str:
         return result_name + target[len(RESULT_DATASET) :] if target.startswith(RESULT_DATASET) else target
@@ -297,12 +331,13 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
     for dataset in statement.inputs:
         datasets[name(dataset.name)] = _dataset_vertex(batch, dataset, result_name)
         batch.edge(EdgeLabel.USED_BY, datasets[name(dataset.name)], process)
+    outputs = []
     for dataset in statement.outputs:
         output = datasets[name(dataset.name)] = _dataset_vertex(batch, dataset, result_name)
+        outputs.append(output)
         batch.edge(EdgeLabel.GENERATED, process, output)
         batch.provenance.add(output)
         batch.generators.setdefault(output, set()).add(process)
-        batch.run_of(output, run)
         if statement.operation in DEFINING_OPERATIONS and dataset.columns:
             columns = "\0".join(dataset.columns).lower()
             batch.definitions.setdefault(output, set()).add(hashlib.sha1(columns.encode()).hexdigest()[:12])
@@ -326,18 +361,7 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
                 Key.MASKING: bool(edge.masking),
             },
         )
-    if run is not None:
-        run_vertex = batch.merged_vertex(
-            VertexLabel.RUN,
-            f"run:{run.run_id(key)}",
-            merge_run if run.external_id else None,
-            **{Key.NAME: run.start_time or key},
-            **{prop: getattr(run, field) for prop, field in RUN_PROPERTIES.items()},
-        )
-        batch.edge(EdgeLabel.HAS_RUN, process, run_vertex)
-        batch.provenance.add(process)  # a process's createBy is the user of its earliest run
-        batch.run_of(process, run)
-    batch.statements += 1
+    return _Added(statement, key, process, outputs)
 
 
 class LineageWriter:

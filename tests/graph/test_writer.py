@@ -134,6 +134,43 @@ def test_one_writer_writing_many_runs_keeps_the_graph_exact(g) -> None:
     assert _counts(g) == _counts(reference)
 
 
+def _content(g) -> tuple[set, set]:
+    """Every vertex and edge with its properties, by qualified names (ids and createTime left out)."""
+
+    def props(element_map: dict) -> tuple:
+        return tuple(
+            sorted((k, str(v)) for k, v in element_map.items() if isinstance(k, str) and k != "createTime")
+        )
+
+    vertices = {(row[T.label], props(row)) for row in g.V().element_map().to_list()}
+    edges = (
+        g.E()
+        .project("label", "out", "in", "props")
+        .by(T.label)
+        .by(__.out_v().values("qualifiedName"))
+        .by(__.in_v().values("qualifiedName"))
+        .by(__.value_map())
+        .to_list()
+    )
+    return vertices, {(e["label"], e["out"], e["in"], props(e["props"])) for e in edges}
+
+
+def test_a_statement_with_all_its_runs_in_one_transaction_writes_what_a_write_per_run_does(g) -> None:
+    """The writer adds a statement's lineage once however many of its runs one batch holds (a bulk load hands
+    each distinct statement over with its runs): runs, createBy and version come out as written one by one."""
+    runs = [_run("bob", 9), _run("alice", 3), _run("carol", 12)]
+    LineageWriter(g).write_together([(ORDERS, run) for run in runs] + [(DAILY, _run("dan", 5))])
+    reference = connect("memory:")
+    for run in runs:
+        LineageWriter(reference).write([ORDERS], run)
+    LineageWriter(reference).write([DAILY], _run("dan", 5))
+    assert _content(g) == _content(reference)
+    assert g.V().has_label("run").count().next() == 4
+    assert _provenance(g, "table", "dwd.orders")["createBy"] == [
+        "alice"
+    ]  # the earliest run, not the first given
+
+
 class _OutboxDownOnce:
     """An outbox whose first record() fails, so the writer's first flush rolls back."""
 
