@@ -385,6 +385,9 @@ class LineageWriter:
         self._ids: dict[tuple[str, str], Any] = {}
         # edges this writer has upserted: later runs of the same statement skip them (bounded; only saves work)
         self._known_edges: set[tuple] = set()
+        # (start, user) of the earliest run of processes, as this writer last read or wrote it: the graph's can only
+        # have become earlier since, so a later run need not read it again (bounded; only saves reads)
+        self._first_runs: dict[tuple[str, str], tuple[str, str]] = {}
         self._open: tuple[GraphTraversalSource, list[tuple] | None] | None = None  # see transaction()
 
     @contextmanager
@@ -455,9 +458,10 @@ class LineageWriter:
         return retry_transient(lambda: self._flush_once(batch, token), on_retry=self._forget)
 
     def _forget(self) -> None:
-        """Drop the ids and edges learnt so far: a failed flush may have rolled them back."""
+        """Drop the ids, edges and first runs learnt so far: a failed flush may have rolled them back."""
         self._ids.clear()
         self._known_edges.clear()
+        self._first_runs.clear()
 
     def _flush_once(self, batch: _Batch, token: int) -> WriteSummary:
         try:
@@ -482,9 +486,11 @@ class LineageWriter:
             summary.vertices += sum(created)
             summary.processes += sum(c for key, c in zip(chunk, created) if key[0] == VertexLabel.PROCESS)
             summary.runs += sum(c for key, c in zip(chunk, created) if key[0] == VertexLabel.RUN)
-            if created_ops is not None:
-                for key in (key for key, c in zip(chunk, created) if c):
+            for key in (key for key, c in zip(chunk, created) if c):
+                if created_ops is not None:
                     created_ops.extend(self._vertex_ops(key, batch, token))
+                if key[0] == VertexLabel.PROCESS and key in batch.first_runs:
+                    self._learn_first_run(key, batch.first_runs[key])
         merged = sorted(set(batch.merges) - new_keys)
         for chunk in _chunks(merged, self.batch_size):
             self._merge_existing(g, chunk, batch, created_ops)
@@ -494,10 +500,24 @@ class LineageWriter:
             if len(self._known_edges) > KNOWN_EDGES_LIMIT:
                 self._known_edges.clear()
             self._known_edges.update(key for key, _ in chunk)
-        for chunk in _chunks(sorted(batch.provenance - new_keys), self.batch_size):
+        stale = sorted(key for key in batch.provenance - new_keys if not self._first_run_stands(key, batch))
+        for chunk in _chunks(stale, self.batch_size):
             self._update_provenance(g, chunk, batch, created_ops)
         summary.seconds = time.perf_counter() - started
         return summary
+
+    def _first_run_stands(self, key: tuple[str, str], batch: _Batch) -> bool:
+        """Whether a process's ``createBy`` and ``firstRunStart`` stay as they are without reading them: this batch
+        brings no run of it earlier than the earliest this writer last read or wrote (the graph's is that one or an
+        earlier one another writer or load brought since)."""
+        known = self._first_runs.get(key)
+        ours = batch.first_runs.get(key)
+        return key[0] == VertexLabel.PROCESS and known is not None and (ours is None or ours >= known)
+
+    def _learn_first_run(self, key: tuple[str, str], first: tuple[str, str]) -> None:
+        if len(self._first_runs) > KNOWN_EDGES_LIMIT:
+            self._first_runs.clear()
+        self._first_runs[key] = first
 
     def _merge_existing(
         self,
@@ -574,6 +594,8 @@ class LineageWriter:
             wanted: dict[str, Any] = {Key.CREATE_BY: row["creator"]}
             if known:
                 wanted[Key.FIRST_RUN_START], wanted[Key.CREATE_BY] = min(known)
+                if key[0] == VertexLabel.PROCESS:
+                    self._learn_first_run(key, min(known))
             if key[0] not in PROCESS_LABELS:
                 wanted[Key.VERSION] = max(1, row["processes"]) + max(0, len(hashes) - 1)
                 wanted[Key.SCHEMA_HASHES] = json.dumps(hashes)
