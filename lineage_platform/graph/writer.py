@@ -28,8 +28,8 @@ of a process the user of its earliest run, else the writer's ``created_by``. ``v
 definitions: one per generating process, plus one per further column list a CREATE statement gave it; it is
 recomputed from the graph after each flush. ``firstRunStart`` keeps the start of the run behind ``createBy``, so a
 flush compares only its own earliest run with it (and a writer does not read a process's again while its runs are
-no earlier than the earliest it last read or wrote: the graph's can only have become earlier). Re-running the same logs, in any order, changes neither, and
-rolling old runs up (graph/run_history.py) does not change ``createBy``.
+no earlier than the earliest it last read or wrote: the graph's can only have become earlier). Re-running the same
+logs, in any order, changes neither, and rolling old runs up (graph/run_history.py) does not change ``createBy``.
 """
 
 from __future__ import annotations
