@@ -4,18 +4,22 @@
    embedded graph is one process's). Baseline: a plain kafka-python consumer that reads, JSON-decodes and
    commits the same records. Project: the collector (decode, write to an in-memory graph, commit), fed
    pre-parsed ``lineage`` events, and ``query`` events whose SQL it parses. Timed from the end of the first
-   poll to the last record, so joining the consumer group is not counted.
+   poll to the last record, so joining the consumer group is not counted; events per second of wall time and
+   per second of this process's CPU time (the broker runs apart). Both read at most ``--poll-records`` records
+   per poll (100 by default; the collector's own default is 500).
 2. End-to-end delay from ``emit()`` to the lineage being visible in the graph (collector thread running),
    against a plain Kafka round trip (``send().get()`` then ``poll`` until the record is seen).
 3. What ``emit()`` adds to the instrumented job per event, against a synchronous ``KafkaProducer.send().get()``.
 
-Usage: python benchmarks/bench_collector.py [EVENTS]   (default 2000 lineage events, EVENTS/4 query events)
+Usage: python benchmarks/bench_collector.py [EVENTS] [--poll-records N]
+       (default 2000 lineage events, EVENTS/4 query events, 100 records per poll)
        LINEAGE_BENCH_EVENTS=20000 python benchmarks/bench_collector.py
        LINEAGE_KAFKA_BOOTSTRAP=host:port ... to use a running broker instead of starting Tansu
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -84,23 +88,37 @@ def fill_topic(bootstrap: str, values: list[bytes], partitions: int) -> str:
 
 
 class _Clock:
-    """Times from the end of the first batch to the end of the last one."""
+    """Times from the end of the first batch to the end of the last one, in wall and in process CPU time."""
 
     def __init__(self) -> None:
-        self.first: tuple[float, int] | None = None
-        self.last: tuple[float, int] = (0.0, 0)
+        self.first: tuple[float, float, int] | None = None
+        self.last: tuple[float, float, int] = (0.0, 0.0, 0)
 
     def tick(self, records: int) -> None:
-        now = (time.perf_counter(), records)
+        now = (time.perf_counter(), time.process_time(), records)
         self.first = self.first or now
         self.last = now
 
     def rate(self) -> float:
+        """Records per second of wall time."""
         assert self.first is not None
-        return (self.last[1] - self.first[1]) / (self.last[0] - self.first[0])
+        return (self.last[2] - self.first[2]) / (self.last[0] - self.first[0])
+
+    def cpu_rate(self) -> float:
+        """Records per second of this process's CPU time (all its threads)."""
+        assert self.first is not None
+        return (self.last[2] - self.first[2]) / max(1e-9, self.last[1] - self.first[1])
+
+    def describe(self) -> str:
+        return f"{self.rate():,.0f} ev/s ({self.cpu_rate():,.0f}/CPU-s)"
 
 
 def baseline_consume(bootstrap: str, topic: str, total: int) -> float:
+    """Events/s of a plain consumer that reads, JSON-decodes and commits ``total`` records of ``topic``."""
+    return plain_consume(bootstrap, topic, total, POLL_RECORDS).rate()
+
+
+def plain_consume(bootstrap: str, topic: str, total: int, poll_records: int) -> _Clock:
     consumer = KafkaConsumer(
         topic,
         bootstrap_servers=bootstrap,
@@ -114,17 +132,17 @@ def baseline_consume(bootstrap: str, topic: str, total: int) -> float:
     )
     clock, seen = _Clock(), 0
     while seen < total:
-        for records in consumer.poll(timeout_ms=500, max_records=POLL_RECORDS).values():
+        for records in consumer.poll(timeout_ms=500, max_records=poll_records).values():
             for record in records:
                 json.loads(record.value)
             seen += len(records)
             consumer.commit()
             clock.tick(seen)
     consumer.close()
-    return clock.rate()
+    return clock
 
 
-def collect(bootstrap: str, topic: str, total: int) -> float:
+def collect(bootstrap: str, topic: str, total: int, poll_records: int) -> _Clock:
     clock = _Clock()
     options = CollectorOptions(
         bootstrap_servers=bootstrap,
@@ -134,23 +152,23 @@ def collect(bootstrap: str, topic: str, total: int) -> float:
         max_poll_interval_ms=3000,
         session_timeout_ms=3000,
         max_records_total=total,
-        max_records=POLL_RECORDS,
+        max_records=poll_records,
     )
     stats = Collector(options, g=connect("memory:"), on_batch=lambda s: clock.tick(s.records)).run()
     assert stats.applied == total and stats.dead_lettered == 0, stats
-    return clock.rate()
+    return clock
 
 
-def direct_write(values: list[bytes]) -> float:
+def direct_write(values: list[bytes], poll_records: int) -> _Clock:
     """Events/s of decoding and writing the same events straight into a graph, batch by batch, without Kafka."""
     decoder, writer, clock = EventDecoder(), LineageWriter(connect("memory:")), _Clock()
-    for start in range(0, len(values), POLL_RECORDS):
-        batch = values[start : start + POLL_RECORDS]
-        writer.write_runs(
+    for start in range(0, len(values), poll_records):
+        batch = values[start : start + poll_records]
+        writer.write_together(
             item for n, v in enumerate(batch, start) for item in decoder.decode(v, ("direct", 0, n)).items
         )
         clock.tick(start + len(batch))
-    return clock.rate()
+    return clock
 
 
 def percentiles(samples: list[float]) -> str:
@@ -241,7 +259,15 @@ def emit_latency(bootstrap: str) -> tuple[float, float]:
 
 
 def main() -> None:
-    events = int(sys.argv[1]) if len(sys.argv) > 1 else int(os.environ.get("LINEAGE_BENCH_EVENTS", "2000"))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "events", nargs="?", type=int, default=int(os.environ.get("LINEAGE_BENCH_EVENTS", "2000"))
+    )
+    parser.add_argument(
+        "--poll-records", type=int, default=POLL_RECORDS, help="records per poll (both consumers)"
+    )
+    args = parser.parse_args()
+    events, poll = args.events, args.poll_records
     broker = None
     bootstrap = os.environ.get("LINEAGE_KAFKA_BOOTSTRAP")
     if not bootstrap:
@@ -255,19 +281,19 @@ def main() -> None:
     try:
         rows = []
         lineage, queries = lineage_events(events), query_events(max(1, events // 4))
-        direct = direct_write(lineage)
+        direct = direct_write(lineage, poll)
         for partitions in (1, 3):
-            plain = baseline_consume(bootstrap, fill_topic(bootstrap, lineage, partitions), len(lineage))
-            collected = collect(bootstrap, fill_topic(bootstrap, lineage, partitions), len(lineage))
-            parsed = collect(bootstrap, fill_topic(bootstrap, queries, partitions), len(queries))
+            plain = plain_consume(bootstrap, fill_topic(bootstrap, lineage, partitions), len(lineage), poll)
+            collected = collect(bootstrap, fill_topic(bootstrap, lineage, partitions), len(lineage), poll)
+            parsed = collect(bootstrap, fill_topic(bootstrap, queries, partitions), len(queries), poll)
             what = f"throughput, {partitions} partition(s): plain consumer | collector"
-            rows.append(
-                (f"{what}, lineage events", f"{plain:,.0f} ev/s", f"{collected:,.0f} ev/s", plain / collected)
-            )
-            rows.append((f"{what}, SQL events", f"{plain:,.0f} ev/s", f"{parsed:,.0f} ev/s", plain / parsed))
+            for kind, clock in (("lineage events", collected), ("SQL events", parsed)):
+                rows.append(
+                    (f"{what}, {kind}", plain.describe(), clock.describe(), plain.rate() / clock.rate())
+                )
             if partitions == 1:
                 what = "lineage events: decode+write without Kafka | collector"
-                rows.append((what, f"{direct:,.0f} ev/s", f"{collected:,.0f} ev/s", direct / collected))
+                rows.append((what, direct.describe(), collected.describe(), direct.rate() / collected.rate()))
         rtt, e2e = kafka_round_trips(bootstrap), emit_to_graph(bootstrap)
         what = "delay ms: send -> consumed | emit -> in graph"
         rows.append(
@@ -279,7 +305,10 @@ def main() -> None:
     finally:
         if broker is not None:
             broker.stop()
-    print(f"\nKafka collector and hook emitter ({events} lineage events, {len(queries)} SQL query events)\n")
+    print(
+        f"\nKafka collector and hook emitter ({events} lineage events, {len(queries)} SQL query events, "
+        f"{poll} records per poll)\n"
+    )
     table = [("measure: baseline | project", "baseline", "project", "project/baseline time"), *rows]
     table = [(*row[:3], row[3] if isinstance(row[3], str) else f"{row[3]:.3g}x") for row in table]
     widths = [max(len(row[i]) for row in table) for i in range(4)]

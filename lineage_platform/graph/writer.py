@@ -27,8 +27,9 @@ label). ``createBy`` of a dataset is the user of the earliest run (by start time
 of a process the user of its earliest run, else the writer's ``created_by``. ``version`` of a dataset counts its
 definitions: one per generating process, plus one per further column list a CREATE statement gave it; it is
 recomputed from the graph after each flush. ``firstRunStart`` keeps the start of the run behind ``createBy``, so a
-flush compares only its own earliest run with it. Re-running the same logs, in any order, changes neither, and
-rolling old runs up (graph/run_history.py) does not change ``createBy``.
+flush compares only its own earliest run with it (and a writer does not read a process's again while its runs are
+no earlier than the earliest it last read or wrote: the graph's can only have become earlier). Re-running the same
+logs, in any order, changes neither, and rolling old runs up (graph/run_history.py) does not change ``createBy``.
 """
 
 from __future__ import annotations
@@ -41,13 +42,14 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gremlin_python.process.graph_traversal import GraphTraversalSource
 from gremlin_python.process.traversal import Cardinality, Direction, Merge, T
 from gremlin_python.statics import long
 
 from lineage_platform.graph.dsl import __
+from lineage_platform.graph.gc_pause import gc_paused
 from lineage_platform.graph.outbox import Outbox, change_set, outbox_of
 from lineage_platform.graph.retry import retry_transient
 from lineage_platform.graph.vocabulary import EdgeLabel, Key, VertexLabel
@@ -177,6 +179,16 @@ def merge_process(current: dict[str, Any], new: dict[str, Any]) -> dict[str, Any
     return {**current, **new}
 
 
+class _Added(NamedTuple):
+    """A statement whose lineage a batch holds: its process key, process vertex (None for a schema change) and the
+    datasets it generates (whose provenance its runs decide)."""
+
+    statement: StatementLineage
+    key: str
+    process: tuple[str, str] | None
+    outputs: list[tuple[str, str]]
+
+
 @dataclass
 class _Batch:
     """Vertices and edges of some statements, de-duplicated by key, ready to upsert."""
@@ -194,6 +206,7 @@ class _Batch:
     merges: dict[tuple[str, str], PropertyMerge] = field(
         default_factory=dict
     )  # vertices merged with the graph's
+    lineage: dict[int, _Added] = field(default_factory=dict)  # statements added so far, by id()
 
     def run_of(self, key: tuple[str, str], run: RunInfo | None) -> None:
         """Remember ``run`` as the earliest of ``key``'s generating runs seen in this batch, if it is."""
@@ -204,11 +217,16 @@ class _Batch:
 
     def vertex(self, label: str, qualified_name: str, **properties: Any) -> tuple[str, str]:
         key = (label, qualified_name)
-        props = self.vertices.setdefault(
-            key,
-            {Key.NAME: qualified_name.rsplit(".", 1)[-1], Key.TYPE_NAME: type_name(label), Key.KIND: label},
-        )
-        props.update({k: v for k, v in properties.items() if v is not None})
+        props = self.vertices.get(key)
+        if props is None:
+            props = self.vertices[key] = {
+                Key.NAME: qualified_name.rsplit(".", 1)[-1],
+                Key.TYPE_NAME: type_name(label),
+                Key.KIND: label,
+            }
+        for k, v in properties.items():
+            if v is not None:
+                props[k] = v
         return key
 
     def merged_vertex(
@@ -264,13 +282,36 @@ def _column_vertex(
 
 
 def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | None) -> None:
+    """Add a (statement, run) pair: the statement's lineage once per batch however many of its runs the batch
+    holds (a bulk load hands each distinct statement over with all its runs), then the run."""
+    added = batch.lineage.get(id(statement))
+    if added is None or added.statement is not statement:
+        added = batch.lineage[id(statement)] = _add_lineage(batch, statement)
+    process = added.process
+    for output in added.outputs:
+        batch.run_of(output, run)
+    if run is not None and process is not None:
+        run_vertex = batch.merged_vertex(
+            VertexLabel.RUN,
+            f"run:{run.run_id(added.key)}",
+            merge_run if run.external_id else None,
+            **{Key.NAME: run.start_time or added.key},
+            **{prop: getattr(run, field) for prop, field in RUN_PROPERTIES.items()},
+        )
+        batch.edge(EdgeLabel.HAS_RUN, process, run_vertex)
+        batch.provenance.add(process)  # a process's createBy is the user of its earliest run
+        batch.run_of(process, run)
+    batch.statements += 1
+
+
+def _add_lineage(batch: _Batch, statement: StatementLineage) -> _Added:
+    """Add a statement's datasets, process and edges (no process for a schema change)."""
     key = statement_key(statement)
     result_name = f"{RESULT_DATASET}:{key}"  # a SELECT's temporary result: one dataset per process
     if statement.operation in SCHEMA_OPERATIONS:
         for dataset in statement.outputs:
             _dataset_vertex(batch, dataset, result_name)
-        batch.statements += 1
-        return
+        return _Added(statement, key, None, [])
 
     def name(target: str) -> str:
         return result_name + target[len(RESULT_DATASET) :] if target.startswith(RESULT_DATASET) else target
@@ -291,12 +332,13 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
     for dataset in statement.inputs:
         datasets[name(dataset.name)] = _dataset_vertex(batch, dataset, result_name)
         batch.edge(EdgeLabel.USED_BY, datasets[name(dataset.name)], process)
+    outputs = []
     for dataset in statement.outputs:
         output = datasets[name(dataset.name)] = _dataset_vertex(batch, dataset, result_name)
+        outputs.append(output)
         batch.edge(EdgeLabel.GENERATED, process, output)
         batch.provenance.add(output)
         batch.generators.setdefault(output, set()).add(process)
-        batch.run_of(output, run)
         if statement.operation in DEFINING_OPERATIONS and dataset.columns:
             columns = "\0".join(dataset.columns).lower()
             batch.definitions.setdefault(output, set()).add(hashlib.sha1(columns.encode()).hexdigest()[:12])
@@ -320,18 +362,7 @@ def _add_statement(batch: _Batch, statement: StatementLineage, run: RunInfo | No
                 Key.MASKING: bool(edge.masking),
             },
         )
-    if run is not None:
-        run_vertex = batch.merged_vertex(
-            VertexLabel.RUN,
-            f"run:{run.run_id(key)}",
-            merge_run if run.external_id else None,
-            **{Key.NAME: run.start_time or key},
-            **{prop: getattr(run, field) for prop, field in RUN_PROPERTIES.items()},
-        )
-        batch.edge(EdgeLabel.HAS_RUN, process, run_vertex)
-        batch.provenance.add(process)  # a process's createBy is the user of its earliest run
-        batch.run_of(process, run)
-    batch.statements += 1
+    return _Added(statement, key, process, outputs)
 
 
 class LineageWriter:
@@ -355,6 +386,9 @@ class LineageWriter:
         self._ids: dict[tuple[str, str], Any] = {}
         # edges this writer has upserted: later runs of the same statement skip them (bounded; only saves work)
         self._known_edges: set[tuple] = set()
+        # (start, user) of the earliest run of processes, as this writer last read or wrote it: the graph's can only
+        # have become earlier since, so a later run need not read it again (bounded; only saves reads)
+        self._first_runs: dict[tuple[str, str], tuple[str, str]] = {}
         self._open: tuple[GraphTraversalSource, list[tuple] | None] | None = None  # see transaction()
 
     @contextmanager
@@ -381,11 +415,14 @@ class LineageWriter:
 
     def write_together(self, items: Iterable[tuple[StatementLineage, RunInfo | None]]) -> WriteSummary:
         """Write (statement, run) pairs in one transaction (see :meth:`transaction`), run again from the start
-        while the graph refuses it for a passing reason (lock contention)."""
+        while the graph refuses it for a passing reason (lock contention).
+
+        The cyclic GC is paused meanwhile: building and sending the batch makes many short-lived objects, and
+        with the GC on it would scan them again and again (a fifth of a collector's time)."""
         items = list(items)
 
         def once() -> WriteSummary:
-            with self.transaction():
+            with gc_paused(), self.transaction():
                 return self.write_runs(items)
 
         return retry_transient(once)
@@ -395,12 +432,15 @@ class LineageWriter:
         return self.write_runs((statement, run) for statement in statements)
 
     def write_runs(self, items: Iterable[tuple[StatementLineage, RunInfo | None]]) -> WriteSummary:
-        """Write (statement, run) pairs; vertices and edges go out in batches of about ``batch_size``."""
+        """Write (statement, run) pairs; vertices and edges go out in traversals of about ``batch_size``.
+
+        Outside a transaction every ``batch_size`` elements are flushed (and committed) on their own; inside one
+        (:meth:`transaction`) the pairs are one flush, so what several of them share is written once."""
         summary = WriteSummary()
         batch = _Batch()
         for statement, run in items:
             _add_statement(batch, statement, run)
-            if len(batch.vertices) + len(batch.edges) >= self.batch_size:
+            if self._open is None and len(batch.vertices) + len(batch.edges) >= self.batch_size:
                 summary.add(self._flush(batch))
                 batch = _Batch()
         if batch.statements:
@@ -419,9 +459,10 @@ class LineageWriter:
         return retry_transient(lambda: self._flush_once(batch, token), on_retry=self._forget)
 
     def _forget(self) -> None:
-        """Drop the ids and edges learnt so far: a failed flush may have rolled them back."""
+        """Drop the ids, edges and first runs learnt so far: a failed flush may have rolled them back."""
         self._ids.clear()
         self._known_edges.clear()
+        self._first_runs.clear()
 
     def _flush_once(self, batch: _Batch, token: int) -> WriteSummary:
         try:
@@ -446,9 +487,11 @@ class LineageWriter:
             summary.vertices += sum(created)
             summary.processes += sum(c for key, c in zip(chunk, created) if key[0] == VertexLabel.PROCESS)
             summary.runs += sum(c for key, c in zip(chunk, created) if key[0] == VertexLabel.RUN)
-            if created_ops is not None:
-                for key in (key for key, c in zip(chunk, created) if c):
+            for key in (key for key, c in zip(chunk, created) if c):
+                if created_ops is not None:
                     created_ops.extend(self._vertex_ops(key, batch, token))
+                if key[0] == VertexLabel.PROCESS and key in batch.first_runs:
+                    self._learn_first_run(key, batch.first_runs[key])
         merged = sorted(set(batch.merges) - new_keys)
         for chunk in _chunks(merged, self.batch_size):
             self._merge_existing(g, chunk, batch, created_ops)
@@ -458,10 +501,24 @@ class LineageWriter:
             if len(self._known_edges) > KNOWN_EDGES_LIMIT:
                 self._known_edges.clear()
             self._known_edges.update(key for key, _ in chunk)
-        for chunk in _chunks(sorted(batch.provenance - new_keys), self.batch_size):
+        stale = sorted(key for key in batch.provenance - new_keys if not self._first_run_stands(key, batch))
+        for chunk in _chunks(stale, self.batch_size):
             self._update_provenance(g, chunk, batch, created_ops)
         summary.seconds = time.perf_counter() - started
         return summary
+
+    def _first_run_stands(self, key: tuple[str, str], batch: _Batch) -> bool:
+        """Whether a process's ``createBy`` and ``firstRunStart`` stay as they are without reading them: this batch
+        brings no run of it earlier than the earliest this writer last read or wrote (the graph's is that one or an
+        earlier one another writer or load brought since)."""
+        known = self._first_runs.get(key)
+        ours = batch.first_runs.get(key)
+        return key[0] == VertexLabel.PROCESS and known is not None and (ours is None or ours >= known)
+
+    def _learn_first_run(self, key: tuple[str, str], first: tuple[str, str]) -> None:
+        if len(self._first_runs) > KNOWN_EDGES_LIMIT:
+            self._first_runs.clear()
+        self._first_runs[key] = first
 
     def _merge_existing(
         self,
@@ -538,6 +595,8 @@ class LineageWriter:
             wanted: dict[str, Any] = {Key.CREATE_BY: row["creator"]}
             if known:
                 wanted[Key.FIRST_RUN_START], wanted[Key.CREATE_BY] = min(known)
+                if key[0] == VertexLabel.PROCESS:
+                    self._learn_first_run(key, min(known))
             if key[0] not in PROCESS_LABELS:
                 wanted[Key.VERSION] = max(1, row["processes"]) + max(0, len(hashes) - 1)
                 wanted[Key.SCHEMA_HASHES] = json.dumps(hashes)
@@ -619,8 +678,8 @@ class LineageWriter:
             .merge_v(__.select("match"))
             .option(Merge.on_create, __.select("create"))
             .project("id", "created")
-            .by(__.id_())
-            .by(__.values(Key.CREATE_TIME))
+            .by(T.id)
+            .by(Key.CREATE_TIME)
             .to_list()
         )
         for key, result in zip(keys, results):
@@ -650,8 +709,8 @@ class LineageWriter:
             .merge_e(__.select("match"))
             .option(Merge.on_create, __.select("create"))
             .project("id", "created")
-            .by(__.id_())
-            .by(__.values(Key.CREATE_TIME))
+            .by(T.id)
+            .by(Key.CREATE_TIME)
             .to_list()
         )
         created = [

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from gremlin_python.process.traversal import CardinalityValue, Direction, Merge, T
+from gremlin_python.statics import long
 from gremlin_python.structure.graph import Element
 
 from lineage_platform.errors import TraversalError
@@ -16,6 +17,8 @@ from lineage_platform.graph.embedded.steps_graph import set_property
 from lineage_platform.graph.embedded.values import gremlin_eq
 
 _DIRECTIONS = (Direction.OUT, Direction.IN)
+_ABSENT = object()  # a search map without T.id / T.label
+_PLAIN_TYPES = frozenset({str, int, long, float, bool})  # values a merge map stores as they are
 
 
 def _resolve_map(arg: Any, t: Trav, c: Compiler, step_name: str) -> dict[Any, Any] | None:
@@ -46,7 +49,8 @@ def _check_keys(values: dict[Any, Any], allowed_tokens: tuple[Any, ...]) -> None
                 raise TraversalError(
                     f"Property key can not be a hidden key: {key}", hint="remove keys starting with ~"
                 )
-        elif key in (T.id, T.label) and key not in allowed_tokens:
+            continue  # a string key is no token: the checks below would only compare it with each
+        if key in (T.id, T.label) and key not in allowed_tokens:
             hidden = "~id" if key == T.id else "~label"
             raise TraversalError(
                 f"Property key can not be a hidden key: {hidden}", hint=f"remove {key} from the map"
@@ -70,31 +74,56 @@ def _check_override(search: dict[Any, Any], create: dict[Any, Any]) -> None:
             )
 
 
-def _matches_properties(element: Any, search: dict[Any, Any]) -> bool:
-    for key, expected in search.items():
-        if key == T.id:
-            if not gremlin_eq(element.id, expected) and str(element.id) != str(expected):
-                return False
-        elif key == T.label:
-            if element.label != expected:
-                return False
-        elif isinstance(key, str):
-            if isinstance(expected, CardinalityValue):
-                expected = expected.source_instructions[0][2]
-            if isinstance(element, VertexRec):
-                if not any(gremlin_eq(vp.value, expected) for vp in element.props.get(key, ())):
-                    return False
-            elif (
-                not element.props or key not in element.props or not gremlin_eq(element.props[key], expected)
-            ):
-                return False
-    return True
+def _property_matcher(search: dict[Any, Any]) -> Callable[[Any], bool]:
+    """A test of an element against a search map, with the map's keys sorted out once (a merge compares one map
+    with many candidates: parallel edges, or every vertex of a label)."""
+    ident = search.get(T.id, _ABSENT)
+    label = search.get(T.label, _ABSENT)
+    pairs = [
+        (key, value.source_instructions[0][2] if isinstance(value, CardinalityValue) else value)
+        for key, value in search.items()
+        if isinstance(key, str)
+    ]
+
+    def matches(element: Any) -> bool:
+        if ident is not _ABSENT and not gremlin_eq(element.id, ident) and str(element.id) != str(ident):
+            return False
+        if label is not _ABSENT and element.label != label:
+            return False
+        if isinstance(element, VertexRec):
+            values = element.props
+            return all(
+                any(_same(vp.value, expected) for vp in values.get(key, ())) for key, expected in pairs
+            )
+        props = element.props or {}
+        return all(key in props and _same(props[key], expected) for key, expected in pairs)
+
+    return matches
+
+
+def _same(value: Any, expected: Any) -> bool:
+    """gremlin_eq, with the common case (two strings) decided without it."""
+    if type(value) is str and type(expected) is str:
+        return value == expected
+    return gremlin_eq(value, expected)
 
 
 def _apply_properties(element: Any, values: dict[Any, Any], t: Trav, c: Compiler, default: Any) -> None:
     for key, value in values.items():
         if isinstance(key, str):
             set_property(element, default, key, value, [], t, c)
+
+
+def _set_created(element: VertexRec | EdgeRec, values: dict[Any, Any], t: Trav, c: Compiler) -> None:
+    """The properties of an element the merge has just created: a plain value goes straight to the store (the
+    element has no value to replace and no cardinality is asked for); any other (null, a cardinality value) is set
+    as property() sets it."""
+    add = c.graph.add_vertex_property if isinstance(element, VertexRec) else c.graph.set_edge_property
+    for key, value in values.items():
+        if type(value) in _PLAIN_TYPES and isinstance(key, str):
+            add(element, key, value)
+        elif isinstance(key, str):
+            set_property(element, None, key, value, [], t, c)
 
 
 def _on_match(
@@ -164,7 +193,8 @@ def compile_merge_v(call: StepCall, c: Compiler) -> StepFn:
         for t in travs:
             search = _resolve_map(search_of(t), t, c, name) or {}
             _check_keys(search, (T.id, T.label))
-            matched = [v for v in _vertex_candidates(c, search) if _matches_properties(v, search)]
+            matches = _property_matcher(search)
+            matched = [v for v in _vertex_candidates(c, search) if matches(v)]
             if matched:
                 for v in matched:
                     if Merge.on_match in options:
@@ -182,7 +212,7 @@ def compile_merge_v(call: StepCall, c: Compiler) -> StepFn:
                     _check_override(search, extra)
                     create.update(extra)
             v = c.graph.add_vertex(create.get(T.label, "vertex"), create.get(T.id))
-            _apply_properties(v, create, t, c, None)
+            _set_created(v, create, t, c)
             yield c.spawn(t, v)
 
     return run
@@ -203,7 +233,8 @@ def _endpoint(value: Any, options: dict[Any, Any], t: Trav, c: Compiler, which: 
         return value
     if isinstance(value, dict):
         _check_keys(value, (T.id, T.label))
-        found = next((v for v in _vertex_candidates(c, value) if _matches_properties(v, value)), None)
+        matches = _property_matcher(value)
+        found = next((v for v in _vertex_candidates(c, value) if matches(v)), None)
         if found is None:
             raise TraversalError(
                 f"Vertex could not be resolved from mergeE option({which}): {value!r}",
@@ -220,16 +251,24 @@ def _endpoint(value: Any, options: dict[Any, Any], t: Trav, c: Compiler, which: 
     return found
 
 
-def _edge_candidates(c: Compiler, ends: dict[Any, VertexRec], label: Any) -> Iterable[EdgeRec]:
-    """Edges that may match: those of the end with fewer edges (of the label), or every edge without ends."""
-    adjacencies = [ends[Direction.OUT].out_e] if Direction.OUT in ends else []
-    adjacencies += [ends[Direction.IN].in_e] if Direction.IN in ends else []
-    if not adjacencies:
+def _edge_candidates(c: Compiler, ends: dict[Any, VertexRec], label: Any) -> list[EdgeRec]:
+    """Edges between the given ends (with the label, if given), found by scanning the end with fewer such edges and
+    keeping those whose other end is the given one; every edge when no end is given."""
+    out_v, in_v = ends.get(Direction.OUT), ends.get(Direction.IN)
+    if out_v is None and in_v is None:
         return list(c.graph.edges.values())
-    if label is not None:
-        return list(min((a.get(label, {}) for a in adjacencies), key=len).values())
-    buckets = min(adjacencies, key=lambda a: sum(len(bucket) for bucket in a.values()))
-    return [e for bucket in buckets.values() for e in bucket.values()]
+    adjacencies = [
+        [getattr(v, bucket).get(label, {})] if label is not None else list(getattr(v, bucket).values())
+        for v, bucket in ((out_v, "out_e"), (in_v, "in_e"))
+        if v is not None
+    ]
+    smallest = min(adjacencies, key=lambda buckets: sum(len(edges) for edges in buckets))
+    return [
+        e
+        for edges in smallest
+        for e in edges.values()
+        if (out_v is None or e.out_v is out_v) and (in_v is None or e.in_v is in_v)
+    ]
 
 
 @step("mergeE")
@@ -251,14 +290,8 @@ def compile_merge_e(call: StepCall, c: Compiler) -> StepFn:
             search = _resolve_map(search_of(t), t, c, name) or {}
             _check_keys(search, (T.id, T.label, *_DIRECTIONS))
             ends = ends_of(search, t)
-            plain = {k: v for k, v in search.items() if k not in _DIRECTIONS}
-            matched = [
-                e
-                for e in _edge_candidates(c, ends, search.get(T.label))
-                if _matches_properties(e, plain)
-                and (Direction.OUT not in ends or e.out_v is ends[Direction.OUT])
-                and (Direction.IN not in ends or e.in_v is ends[Direction.IN])
-            ]
+            matches = _property_matcher({k: v for k, v in search.items() if k not in _DIRECTIONS})
+            matched = [e for e in _edge_candidates(c, ends, search.get(T.label)) if matches(e)]
             if matched:
                 for e in matched:
                     if Merge.on_match in options:
@@ -284,7 +317,7 @@ def compile_merge_e(call: StepCall, c: Compiler) -> StepFn:
             e = c.graph.add_edge(
                 create.get(T.label, "edge"), ends[Direction.OUT], ends[Direction.IN], create.get(T.id)
             )
-            _apply_properties(e, create, t, c, None)
+            _set_created(e, create, t, c)
             yield c.spawn(t, e)
 
     return run

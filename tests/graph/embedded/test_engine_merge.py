@@ -110,3 +110,26 @@ def test_on_match_traversal_refuses_an_incoming_element(g: GraphTraversalSource)
         Merge.on_match, __.side_effect(__.property("seen", True)).constant({})
     ).iterate()
     assert g.V().values("seen").to_list() == [True]
+
+
+def test_merge_e_among_parallel_edges_matches_only_the_edge_between_its_ends_with_its_properties(
+    g: GraphTraversalSource,
+) -> None:
+    """Parallel edges (one per process) between the same ends and edges of the same label to other vertices:
+    mergeE picks the one edge whose ends and properties match, from either end, and creates only what is new."""
+    a, b, c = (g.add_v("column").property("name", n).next() for n in "abc")
+    for process in ("p1", "p2", "p3"):
+        for target in (b, c):
+            g.add_e("flowsTo").from_(a).to(target).property("process", process).property("n", 1).iterate()
+    wanted = {T.label: "flowsTo", Direction.OUT: a.id, Direction.IN: c.id, "process": "p2", "n": 1.0}
+    found = g.merge_e(wanted).next()
+    assert g.E(found.id).project("in", "process").by(__.in_v().values("name")).by("process").next() == {
+        "in": "c",
+        "process": "p2",
+    }
+    assert g.merge_e({T.label: "flowsTo", Direction.IN: b.id, "process": "p3"}).out_v().values(
+        "name"
+    ).to_list() == ["a"]
+    created = g.merge_e({**wanted, "process": "p4"}).option(Merge.on_create, {"tags": ["x"], "w": 2}).next()
+    assert g.E(created.id).value_map().next() == {"process": "p4", "n": 1.0, "tags": ["x"], "w": 2}
+    assert g.E().count().next() == 7
