@@ -28,7 +28,7 @@ from gremlin_python.process.graph_traversal import GraphTraversal, GraphTraversa
 from gremlin_python.process.traversal import Direction as End
 from gremlin_python.process.traversal import P, T, TextP
 
-from lineage_platform.errors import GraphError
+from lineage_platform.errors import GraphError, TraversalInterrupted
 from lineage_platform.graph.dsl import STRONG, WEAK, LineageTraversalSource, __, lineage_source
 from lineage_platform.graph.vocabulary import Key, LabelGroup, VertexLabel
 from lineage_platform.model import RESULT_DATASET, Direction, Edge, Level, LineageGraph, Node, Process
@@ -43,6 +43,7 @@ RESULT_PREFIX = RESULT_DATASET + ":"  # qualifiedName prefix of a SELECT's resul
 
 
 LATEST_RUNS = 5  # the runs a trace carries per process, newest first
+_TIMED_OUT = 598  # a Gremlin Server's status for a request past its evaluationTimeout
 
 
 def resolve(g: GraphTraversalSource, name: str) -> dict[str, Any]:
@@ -211,13 +212,13 @@ class _Search:
         while pending:
             if bounds.depth is not None and hop >= bounds.depth:
                 break
-            if time.monotonic() > bounds.deadline:
+            remaining = None if bounds.depth is None else bounds.depth - hop
+            if time.monotonic() > bounds.deadline or not self._fetch(pending, remaining):
                 result.notes.append(
                     f"stopped after {hop} hops: time limit reached; expand the leaves to go on"
                 )
                 break
             hop += 1
-            self._fetch(pending, None if bounds.depth is None else bounds.depth - hop + 1)
             hops: dict[Any, list[Edge]] = {}
             for vertex in pending:
                 row = self.fetched.get(vertex)
@@ -249,12 +250,24 @@ class _Search:
             del pending[vertex]
         return pending
 
-    def _fetch(self, pending: dict[Any, int], remaining: int | None) -> None:
-        """Walk from the pending vertices the search has no hop rows of, ``remaining`` levels deep at most."""
+    def _fetch(self, pending: dict[Any, int], remaining: int | None) -> bool:
+        """Walk from the pending vertices the search has no hop rows of, ``remaining`` levels deep at most,
+        within the time left; False when the time ran out first."""
         missing = [vertex for vertex in pending if vertex not in self.fetched]
-        if missing:
-            for row in _walk(self.g, missing, self.hops, remaining, self.bounds.limit):
-                self.fetched.setdefault(row["v"][T.id], row)
+        if not missing:
+            return True
+        left = max(1, int((self.bounds.deadline - time.monotonic()) * 1000))
+        try:
+            rows = _walk(
+                self.g.with_("evaluationTimeout", left), missing, self.hops, remaining, self.bounds.limit
+            )
+        except Exception as exc:
+            if isinstance(exc, TraversalInterrupted) or getattr(exc, "status_code", None) == _TIMED_OUT:
+                return False
+            raise
+        for row in rows:
+            self.fetched.setdefault(row["v"][T.id], row)
+        return True
 
     def _follow(self, hops: dict[Any, list[Edge]], visited: set[Any]) -> list[Any]:
         """Add each vertex's edges (at most ``fanout``, else it has more) to the result; the new vertices."""

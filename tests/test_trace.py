@@ -278,3 +278,13 @@ def test_the_requests_of_a_trace_do_not_grow_with_its_depth(g, column) -> None:
     assert bounded[0] == deeper[0] <= 4  # and the leaves the depth left unexpanded
     both = requests("db.t6", direction="both")
     assert both[1] == 6 and both[0] <= 4
+
+
+def test_a_walk_past_the_time_limit_stops_with_a_note(g, request) -> None:
+    if request.node.callspec.params["g"] in ("tinkergraph", "janusgraph"):
+        pytest.skip("a JVM server may walk 200 vertices within the 1 ms this test allows")
+    LineageWriter(g).write(_chain(200))
+    lineage = trace(g, "db.t199", direction="up", timeout=0.001)
+    assert lineage.partial and "time limit reached" in lineage.notes[0]
+    assert len(lineage.nodes) < 200
+    assert len(trace(g, "db.t199", direction="up").nodes) == 200
