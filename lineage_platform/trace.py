@@ -30,6 +30,7 @@ from gremlin_python.process.traversal import P, T, TextP
 
 from lineage_platform.errors import GraphError, TraversalInterrupted
 from lineage_platform.graph.dsl import STRONG, WEAK, LineageTraversalSource, __, lineage_source
+from lineage_platform.graph.gc_pause import gc_paused
 from lineage_platform.graph.vocabulary import Key, LabelGroup, VertexLabel
 from lineage_platform.model import RESULT_DATASET, Direction, Edge, Level, LineageGraph, Node, Process
 
@@ -122,6 +123,7 @@ def _column_edges(upstream: bool, include_weak: bool, include_selects: bool) -> 
     return edges
 
 
+@gc_paused()  # a big result is ~a million objects next to the graph's records (see graph/gc_pause.py)
 def trace(
     g: GraphTraversalSource,
     name: str,
@@ -156,9 +158,7 @@ def trace(
     bounds = _Bounds(depth, fanout, limit, time.monotonic() + timeout)
     provenance: dict[str, Process] = {}  # processes the table hops brought, by qualifiedName
     active: dict[str, bool] = {}  # whether a process ran since ``since``, by qualifiedName
-    leaves: dict[
-        Any, int
-    ] = {}  # reached vertices no walk brought (cut by depth or a bound), with their depth
+    leaves: dict[Any, int] = {}  # reached vertices no walk brought (cut by a bound), with their depths
     for way in directions:
         hops = _hops(level, way == "up", include_weak, include_selects, fanout, since)
         found = _Search(g, result, way == "up", hops, bounds, since, provenance, active).run()

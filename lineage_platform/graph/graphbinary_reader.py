@@ -7,9 +7,9 @@ deserializer by the type byte from a dict and reads null, int, long, string, lis
 giving the same Python values as the stock reader (maps use ``HashableDict.of`` for keys, as it does); every
 other type (elements, enums, JanusGraph's relation ids, ...) goes to the stock deserializers.
 
->>> import io
+>>> from gremlin_python.statics import long
 >>> from gremlin_python.structure.io.graphbinaryV1 import GraphBinaryWriter
->>> data = GraphBinaryWriter().write_object({"a": [1, 2**40, "x", None], 3: {"b"}})
+>>> data = GraphBinaryWriter().write_object({"a": [1, long(2**40), "x", None], 3: {"b"}})
 >>> FastGraphBinaryReader().read_object(data)
 {'a': [1, 1099511627776, 'x', None], 3: {'b'}}
 """
