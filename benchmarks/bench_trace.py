@@ -45,10 +45,11 @@ def _percentiles(samples: list[float]) -> tuple[float, float]:
 
 
 def _time(function, repeats: int) -> list[float]:
-    """Seconds per call; each call starts with no garbage of earlier ones left for it to collect."""
+    """Seconds per call, after collecting the garbage earlier measurements left (not between calls: a full
+    collection leaves the CPU caches cold for a call of microseconds)."""
+    gc.collect()
     samples = []
     for _ in range(repeats):
-        gc.collect()
         started = time.perf_counter()
         function()
         samples.append(time.perf_counter() - started)
