@@ -3,9 +3,10 @@
 gremlinpython 3.7.3's reader finds every value's deserializer through an ``aenum`` constructor call and reads
 each value through a lambda and two ``isinstance`` checks on the buffer; a served trace of 100 vertices answers
 with ~3,000 values, and reading them took longer than the server took to find them. This reader picks the
-deserializer by the type byte from a dict and reads null, int, long, string, list, set and map values itself,
-giving the same Python values as the stock reader (maps use ``HashableDict.of`` for keys, as it does); every
-other type (elements, enums, JanusGraph's relation ids, ...) goes to the stock deserializers.
+deserializer by the type byte from a dict, reads null, int, long, string, list, set and map values itself, and
+converts each enum name (``T.id``, ``Direction.OUT``: keys of every element map) to its member once. It gives
+the same Python values as the stock reader (map keys go through ``HashableDict.of``, as there); every other type
+(elements, paths, JanusGraph's relation ids, ...) goes to the stock deserializers.
 
 >>> from gremlin_python.statics import long
 >>> from gremlin_python.structure.io.graphbinaryV1 import GraphBinaryWriter
@@ -40,6 +41,10 @@ class FastGraphBinaryReader(JanusGraphBinaryReader):
     def __init__(self) -> None:
         super().__init__()
         self._by_code = {data_type.value: reader for data_type, reader in self.deserializers.items()}
+        self._enums = {
+            code: reader for code, reader in self._by_code.items() if hasattr(reader, "_read_enumval")
+        }
+        self._members: dict[tuple[int, Any], Any] = {}  # (type byte, wire name) -> enum member (T.id, ...)
 
     def read_object(self, b: Any) -> Any:
         """A fully qualified value from a buffer (or from bytes)."""
@@ -56,6 +61,8 @@ class FastGraphBinaryReader(JanusGraphBinaryReader):
                 read(1)
             return None
         if code not in (_INT, _LONG, _STRING, _LIST, _SET, _MAP):
+            if code in self._enums:
+                return self._enum(code, buff, nullable)
             return self._by_code[code].objectify(buff, self, nullable)
         if nullable and read(1)[0] == 0x01:  # the value flag: 1 is a typed null
             return None
@@ -75,6 +82,18 @@ class FastGraphBinaryReader(JanusGraphBinaryReader):
             return result
         items = [to_object(buff) for _ in range(size)]
         return set(items) if code == _SET else items
+
+    def _enum(self, code: int, buff: Any, nullable: bool) -> Any:
+        """An enum value (T.id, Direction.OUT, ...): its wire name read, the member converted once per name."""
+        if nullable and buff.read(1)[0] == 0x01:
+            return None
+        name = self.to_object(buff)
+        member = self._members.get((code, name))
+        if member is None:  # the stock conversion, on the name written out again
+            data = name.encode("utf-8")
+            written = io.BytesIO(bytes([_STRING, 0]) + struct.pack(">i", len(data)) + data)
+            member = self._members[code, name] = self._enums[code]._read_enumval(written, self)
+        return member
 
 
 class FastGraphBinarySerializer(JanusGraphBinarySerializersV1):

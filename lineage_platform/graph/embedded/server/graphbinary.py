@@ -237,6 +237,7 @@ class _ResultWriter(GraphBinaryWriter):
             }
         )
         self.materialize = materialize
+        self._enums: dict[Enum, bytes] = {}  # an enum member's bytes, written once
 
     def to_dict(self, obj: Any, to_extend: bytearray | None = None) -> Any:
         """Append ``obj`` fully qualified to ``to_extend``."""
@@ -275,6 +276,18 @@ class _ResultWriter(GraphBinaryWriter):
         if obj is None:
             to_extend.extend(NULL)
             return to_extend
+        if issubclass(
+            kind, Enum
+        ):  # T.id, T.label, Direction.OUT: keys of every element map, written once each
+            written = self._enums.get(obj)
+            if written is None:
+                written = self._enums[obj] = bytes(self._write(obj, kind, bytearray()))
+            to_extend += written
+            return to_extend
+        return self._write(obj, kind, to_extend)
+
+    def _write(self, obj: Any, kind: type, to_extend: bytearray) -> Any:
+        """Append ``obj`` through the serializer registered for its type."""
         serializer = self.serializers.get(kind)
         if serializer is None:
             serializer = next((s for t, s in self.serializers.items() if isinstance(obj, t)), None)
