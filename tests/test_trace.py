@@ -288,3 +288,19 @@ def test_a_walk_past_the_time_limit_stops_with_a_note(g, request) -> None:
     assert lineage.partial and "time limit reached" in lineage.notes[0]
     assert len(lineage.nodes) < 200
     assert len(trace(g, "db.t199", direction="up").nodes) == 200
+
+
+@pytest.mark.parametrize("column", ["", ".c"], ids=["table", "column"])
+def test_since_keeps_the_lineage_of_processes_that_ran_after_it(g, column) -> None:
+    from lineage_platform.model import RunInfo
+
+    writer = LineageWriter(g)
+    for statement, day in zip(_chain(4), ("2024-01-01", "2024-03-01", "2024-01-02"), strict=True):
+        writer.write([statement], RunInfo(status="SUCCESS", start_time=day))
+    assert _names(trace(g, "db.t3" + column, direction="up")) == {f"db.t{i}{column}" for i in range(4)}
+    recent = trace(g, "db.t2" + column, direction="up", since="2024-02-01")
+    assert _names(recent) == {"db.t2" + column, "db.t1" + column}  # t0 -> t1 ran before
+    assert _names(trace(g, "db.t1" + column, direction="down", since="2024-02-01")) == {
+        "db.t1" + column,
+        "db.t2" + column,
+    }
