@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import functools
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,7 +147,18 @@ def trace(
     the edges between them, and the provenance of every process on those edges.
     """
     g = lineage_source(g)
-    root = resolve(g, name)
+    directions = ("up", "down") if direction == "both" else (direction,)
+    bounds = _Bounds(depth, fanout, limit, time.monotonic() + timeout)
+    first: list[dict] = []  # the first direction's walk, when it came with the name
+    if level is None:  # the level follows from the vertex: find it and walk in one request
+        walks = {
+            at: _hops(at, directions[0] == "up", include_weak, include_selects, fanout, since)
+            for at in ("column", "table")
+        }
+        found = _named_walk(g, name, walks, depth, limit, bounds.time_left())
+        root, first = found if found else (resolve(g, name), [])
+    else:
+        root = resolve(g, name)
     level = level or ("column" if root[T.label] == VertexLabel.COLUMN else "table")
     result = LineageGraph(root=root[T.id], direction=direction, level=level)
     result.nodes[root[T.id]] = _node(root, 0)
@@ -154,14 +166,13 @@ def trace(
         for column in g.V(root[T.id]).columns_of().element_map().to_list():
             result.nodes[column[T.id]] = _node(column, 0)
             result.starts.append(column[T.id])
-    directions = ("up", "down") if direction == "both" else (direction,)
-    bounds = _Bounds(depth, fanout, limit, time.monotonic() + timeout)
     provenance: dict[str, Process] = {}  # processes the table hops brought, by qualifiedName
     active: dict[str, bool] = {}  # whether a process ran since ``since``, by qualifiedName
     leaves: dict[Any, int] = {}  # reached vertices no walk brought (cut by a bound), with their depths
     for way in directions:
         hops = _hops(level, way == "up", include_weak, include_selects, fanout, since)
-        found = _Search(g, result, way == "up", hops, bounds, since, provenance, active).run()
+        prefetched = first if way == directions[0] else []
+        found = _Search(g, result, way == "up", hops, bounds, since, provenance, active, prefetched).run()
         leaves = {vertex: d for vertex, d in leaves.items() if vertex not in result.nodes}  # reached again
         leaves.update(found)
     _load_nodes(g, result, leaves)
@@ -177,6 +188,10 @@ class _Bounds:
     fanout: int
     limit: int
     deadline: float
+
+    def time_left(self) -> int:
+        """Milliseconds to the deadline, at least 1 (a request's evaluationTimeout)."""
+        return max(1, int((self.deadline - time.monotonic()) * 1000))
 
 
 class _Search:
@@ -198,10 +213,12 @@ class _Search:
         since: str | None,
         provenance: dict[str, Process],
         active: dict[str, bool],
+        fetched: Sequence[dict] = (),
     ) -> None:
         self.g, self.result, self.upstream, self.hops, self.bounds = g, result, upstream, hops, bounds
         self.since, self.provenance, self.active = since, provenance, active
         self.fetched: dict[Any, dict] = {}  # vertex id -> {v: its element map, out: its hop rows}
+        self._keep(fetched)
 
     def run(self) -> dict[Any, int]:
         """Search level by level; the reached vertices left unexpanded (id -> depth) that no walk brought."""
@@ -256,18 +273,25 @@ class _Search:
         missing = [vertex for vertex in pending if vertex not in self.fetched]
         if not missing:
             return True
-        left = max(1, int((self.bounds.deadline - time.monotonic()) * 1000))
         try:
             rows = _walk(
-                self.g.with_("evaluationTimeout", left), missing, self.hops, remaining, self.bounds.limit
+                self.g.with_("evaluationTimeout", self.bounds.time_left()),
+                missing,
+                self.hops,
+                remaining,
+                self.bounds.limit,
             )
         except Exception as exc:
-            if isinstance(exc, TraversalInterrupted) or getattr(exc, "status_code", None) == _TIMED_OUT:
+            if _timed_out(exc):
                 return False
             raise
+        self._keep(rows)
+        return True
+
+    def _keep(self, rows: Sequence[dict]) -> None:
+        """Keep the rows of a walk (the first walk's row of a vertex wins)."""
         for row in rows:
             self.fetched.setdefault(row["v"][T.id], row)
-        return True
 
     def _follow(self, hops: dict[Any, list[Edge]], visited: set[Any]) -> list[Any]:
         """Add each vertex's edges (at most ``fanout``, else it has more) to the result; the new vertices."""
@@ -304,17 +328,57 @@ def _walk(
     g: LineageTraversalSource, starts: list[Any], hops: _Hops, remaining: int | None, cap: int
 ) -> list[dict]:
     """One request: ``{v: element map, out: hop rows}`` of the starts and of every vertex their hops reach
-    within ``remaining - 1`` further hops (all of them if None), breadth-first, at most ``cap`` vertices.
+    within ``remaining - 1`` further hops (all of them if None), breadth-first, at most ``cap`` vertices."""
+    return _walk_steps(g.V(*starts), hops, remaining, cap).to_list()
+
+
+def _walk_steps(start: GraphTraversal, hops: _Hops, remaining: int | None, cap: int) -> GraphTraversal:
+    """The walk of :func:`_walk` appended to ``start`` (vertices).
 
     Unbounded, the walk's ``dedup()`` inside ``repeat()`` visits each vertex once whatever the order it runs in;
     bounded, each level's ``barrier()`` merges the traversers of equal vertices, so a DAG's paths do not multiply,
     and ``times()`` stops it. ``flatMap()`` gives each vertex's hop its own fan-out cap (its child sees bulk 1)."""
-    walk = g.V(*starts)
     if remaining is None:
-        walk = walk.emit().repeat(__.flat_map(hops.neighbours).dedup())
+        start = start.emit().repeat(__.flat_map(hops.neighbours).dedup())
     elif remaining > 1:
-        walk = walk.emit().repeat(__.flat_map(hops.neighbours).barrier()).times(remaining - 1)
-    return walk.dedup().limit(cap).project("v", "out").by(__.element_map()).by(hops.rows).to_list()
+        start = start.emit().repeat(__.flat_map(hops.neighbours).barrier()).times(remaining - 1)
+    return start.dedup().limit(cap).project("v", "out").by(__.element_map()).by(hops.rows)
+
+
+def _named_walk(
+    g: LineageTraversalSource,
+    name: str,
+    walks: dict[Level, _Hops],
+    remaining: int | None,
+    cap: int,
+    left: int,
+) -> tuple[dict, list[dict]] | None:
+    """One request: the vertex named ``name`` (its element map) and the walk from it at its own level (column
+    for a column, else table); None when no vertex has that name or the time ran out."""
+    column, table = (
+        _walk_steps(__.start(), walks[level], remaining, cap).fold() for level in ("column", "table")
+    )
+    walk = __.choose(__.has_label(VertexLabel.COLUMN), column, table)
+    try:
+        found = (
+            g.with_("evaluationTimeout", left)
+            .named(name.lower())
+            .limit(1)
+            .project("root", "rows")
+            .by(__.element_map())
+            .by(walk)
+            .to_list()
+        )
+    except Exception as exc:
+        if _timed_out(exc):
+            return None
+        raise
+    return (found[0]["root"], found[0]["rows"]) if found else None
+
+
+def _timed_out(exc: Exception) -> bool:
+    """Whether a request failed because it ran past its evaluationTimeout (in process or on a server)."""
+    return isinstance(exc, TraversalInterrupted) or getattr(exc, "status_code", None) == _TIMED_OUT
 
 
 def _row_processes(rows: list[dict], level: Level) -> list[str]:

@@ -272,12 +272,12 @@ def test_the_requests_of_a_trace_do_not_grow_with_its_depth(g, column) -> None:
 
     short, deep = requests("db.t2"), requests("db.t12")
     assert short[1] == 2 and deep[1] == 12  # the chains were walked to their start
-    assert short[0] == deep[0] <= 3  # the name, one walk, and the column edges' provenance
+    assert short[0] == deep[0] == (1 if not column else 2)  # the name with its walk (+ column provenance)
     bounded, deeper = requests("db.t12", depth=2), requests("db.t12", depth=10)
     assert (bounded[1], deeper[1]) == (2, 10)
-    assert bounded[0] == deeper[0] <= 4  # and the leaves the depth left unexpanded
+    assert bounded[0] == deeper[0] == short[0] + 1  # and the leaves the depth left unexpanded
     both = requests("db.t6", direction="both")
-    assert both[1] == 6 and both[0] <= 4
+    assert both[1] == 6 and both[0] == short[0] + 1  # the walk downstream
 
 
 def test_a_walk_past_the_time_limit_stops_with_a_note(g, request) -> None:
