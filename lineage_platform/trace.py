@@ -3,8 +3,9 @@
 The search follows the DAG provenance method: mark a vertex visited, take its lineage edges, recurse into the
 unvisited neighbours. It runs level by level over hop rows that one walk fetches in a single Gremlin request per
 direction, whatever the depth: a ``repeat()`` over each vertex's capped neighbours brings every vertex the search
-can expand with its element map and its hop rows (for table lineage each process's provenance too). The same
-traversals run unchanged on JanusGraph; no traversal reads paths.
+can expand with its element map and its hop rows (for table lineage each process's provenance too). The first
+walk comes in the same request as the named vertex. The same traversals run unchanged on JanusGraph; no
+traversal reads paths.
 
 Big lineage stays usable: every vertex expands at most ``fanout`` neighbours per hop (the rest is marked "has more
 inputs/outputs" for on-demand expansion, as Atlas's lineage API does), the whole result is bounded by ``limit``
