@@ -6,6 +6,8 @@ import itertools
 from pathlib import Path
 
 import pytest
+from gremlin_python.driver.remote_connection import RemoteConnection
+from gremlin_python.process.anonymous_traversal import traversal
 
 from lineage_platform.errors import GraphError
 from lineage_platform.graph.writer import LineageWriter
@@ -240,3 +242,65 @@ def test_a_table_traced_at_column_level_is_traced_from_all_its_columns(paper_gra
     assert tree[0] == "default.avgsalary"
     assert {line.split(" ", 1)[1] for line in tree if line[:2] in ("├─", "└─")} == columns
     assert "│     └─▲ default.employee.salary [INSERT IDENTITY]" in tree  # under avg_salary's branch
+
+
+class _CountingConnection(RemoteConnection):
+    """A remote connection that counts the requests it passes on to the graph's own connection."""
+
+    def __init__(self, inner: RemoteConnection) -> None:
+        super().__init__(inner.url, inner.traversal_source)
+        self.inner = inner
+        self.requests = 0
+
+    def submit(self, bytecode):
+        self.requests += 1
+        return self.inner.submit(bytecode)
+
+
+@pytest.mark.parametrize("column", ["", ".c"], ids=["table", "column"])
+def test_the_requests_of_a_trace_do_not_grow_with_its_depth(g, column) -> None:
+    LineageWriter(g).write(_chain(13))
+    counted = _CountingConnection(
+        g.traversal_strategies.traversal_strategies[0].remote_connection
+    )  # RemoteStrategy
+    source = traversal().with_remote(counted)
+
+    def requests(name: str, **options) -> tuple[int, int]:
+        counted.requests = 0
+        lineage = trace(source, name + column, **options)
+        return counted.requests, max(abs(n.depth) for n in lineage.nodes.values())
+
+    short, deep = requests("db.t2"), requests("db.t12")
+    assert short[1] == 2 and deep[1] == 12  # the chains were walked to their start
+    assert short[0] == deep[0] == (1 if not column else 2)  # the name with its walk (+ column provenance)
+    bounded, deeper = requests("db.t12", depth=2), requests("db.t12", depth=10)
+    assert (bounded[1], deeper[1]) == (2, 10)
+    assert bounded[0] == deeper[0] == short[0] + 1  # and the leaves the depth left unexpanded
+    both = requests("db.t6", direction="both")
+    assert both[1] == 6 and both[0] == short[0] + 1  # the walk downstream
+
+
+def test_a_walk_past_the_time_limit_stops_with_a_note(g, request) -> None:
+    if request.node.callspec.params["g"] in ("tinkergraph", "janusgraph"):
+        pytest.skip("a JVM server may walk 200 vertices within the 1 ms this test allows")
+    LineageWriter(g).write(_chain(200))
+    lineage = trace(g, "db.t199", direction="up", timeout=0.001)
+    assert lineage.partial and "time limit reached" in lineage.notes[0]
+    assert len(lineage.nodes) < 200
+    assert len(trace(g, "db.t199", direction="up").nodes) == 200
+
+
+@pytest.mark.parametrize("column", ["", ".c"], ids=["table", "column"])
+def test_since_keeps_the_lineage_of_processes_that_ran_after_it(g, column) -> None:
+    from lineage_platform.model import RunInfo
+
+    writer = LineageWriter(g)
+    for statement, day in zip(_chain(4), ("2024-01-01", "2024-03-01", "2024-01-02"), strict=True):
+        writer.write([statement], RunInfo(status="SUCCESS", start_time=day))
+    assert _names(trace(g, "db.t3" + column, direction="up")) == {f"db.t{i}{column}" for i in range(4)}
+    recent = trace(g, "db.t2" + column, direction="up", since="2024-02-01")
+    assert _names(recent) == {"db.t2" + column, "db.t1" + column}  # t0 -> t1 ran before
+    assert _names(trace(g, "db.t1" + column, direction="down", since="2024-02-01")) == {
+        "db.t1" + column,
+        "db.t2" + column,
+    }

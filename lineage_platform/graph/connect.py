@@ -283,9 +283,8 @@ _MAX_MESSAGE_BYTES = 10 * 1024 * 1024  # gremlinpython's own default for a WebSo
 
 def _driver_options() -> dict[str, Any]:
     """What every gremlinpython driver object here is made with: the configured credentials, JanusGraph's
-    GraphBinary types, and a transport that also works inside a running event loop (``graph/transport.py``)."""
-    from janusgraph_python.driver.serializer import JanusGraphBinarySerializersV1
-
+    GraphBinary types (read by ``graph/graphbinary_reader.py``), and a transport that also works inside a running event loop (``graph/transport.py``)."""
+    from lineage_platform.graph.graphbinary_reader import FastGraphBinarySerializer
     from lineage_platform.graph.transport import transport_factory
 
     settings = load_settings()
@@ -293,7 +292,7 @@ def _driver_options() -> dict[str, Any]:
     return {
         "username": settings.graph_username or "",
         "password": settings.graph_password or "",
-        "message_serializer": JanusGraphBinarySerializersV1(),
+        "message_serializer": FastGraphBinarySerializer(),
         "transport_factory": transport_factory(max_content_length=_MAX_MESSAGE_BYTES),
     }
 

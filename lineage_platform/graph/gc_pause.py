@@ -15,7 +15,7 @@ def gc_paused() -> Iterator[None]:
     block if it was on before, and cyclic garbage made meanwhile is collected then.
 
     The embedded engine pauses it for each execution and for opening a store (bulk loads run ~3x faster), the
-    lineage writer for each write of a batch of statements. Blocks on several threads are harmless: the GC may come
+    lineage writer for each write of a batch of statements, ``trace()`` while it builds its result. Blocks on several threads are harmless: the GC may come
     back on early, never stays off.
 
     >>> import gc

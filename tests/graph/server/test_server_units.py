@@ -12,9 +12,19 @@ from gremlin_python.driver.request import RequestMessage as ClientRequest
 from gremlin_python.driver.serializer import GraphBinarySerializersV1
 from gremlin_python.process.graph_traversal import __
 from gremlin_python.process.strategies import OptionsStrategy
-from gremlin_python.process.traversal import P, TextP, Traverser
+from gremlin_python.process.traversal import Direction, P, T, TextP, Traverser
 from gremlin_python.statics import long
 from gremlin_python.structure.graph import Edge, Property, Vertex, VertexProperty
+from gremlin_python.structure.io.graphbinaryV1 import (
+    TIO,
+    DirectionIO,
+    GraphBinaryWriter,
+    IntIO,
+    ListIO,
+    LongIO,
+    MapIO,
+    StringIO,
+)
 
 from lineage_platform.errors import (
     ConfigError,
@@ -123,6 +133,30 @@ def test_integers_are_widened_to_fit_and_tuples_and_frozensets_are_written() -> 
     response = ResponseMessage(uuid.uuid4(), Status.SUCCESS, data=[1, 2**40, 2**70, (1, "a"), frozenset({2})])
     message = CLIENT.deserialize_message(GraphBinaryCodec().encode_response(response))
     assert message["result"]["data"] == [1, 2**40, 2**70, [1, "a"], {2}]
+
+
+def test_common_values_are_written_byte_for_byte_as_gremlinpython_writes_them() -> None:
+    """The codec writes str, int, list and dict inline (the bulk of every answer); the bytes are those of
+    gremlinpython's own serializers."""
+    stock = GraphBinaryWriter()
+    nested = {"qualifiedName": "db.t", "n": [1, -2, "ü✓"], "m": {"k": [{"deep": None}, True, 1.5]}}
+    for value, serializer in [
+        ("", StringIO),
+        ("数据 ✓", StringIO),
+        (-(2**31), IntIO),
+        (2**31 - 1, IntIO),
+        (2**31, LongIO),
+        (-(2**63), LongIO),
+        ([1, "a", None, [2]], ListIO),
+        (nested, MapIO),
+        (T.id, TIO),
+        (Direction.OUT, DirectionIO),
+    ]:
+        expected = serializer.dictify(value, stock, bytearray())
+        response = ResponseMessage(uuid.uuid4(), Status.SUCCESS, data=value)
+        codec = GraphBinaryCodec()
+        for _ in range(2):  # enum members are written once, then copied
+            assert codec.encode_response(response).endswith(bytes(expected)), value
 
 
 def test_values_without_a_wire_type_are_refused() -> None:

@@ -71,6 +71,13 @@ VERSION = 0x81
 NULL = b"\xfe\x01"
 _INT32 = range(-(2**31), 2**31)
 _INT64 = range(-(2**63), 2**63)
+# the first two bytes of a fully qualified non-null value of each type _ResultWriter writes inline
+_PREFIX = {
+    kind: bytes([data_type.value, 0])
+    for kind, data_type in ((str, DataType.string), (list, DataType.list), (dict, DataType.map))
+}
+_INT_PREFIX, _LONG_PREFIX = bytes([DataType.int.value, 0]), bytes([DataType.long.value, 0])
+_PACK_INT32, _PACK_INT64 = struct.Struct(">i").pack, struct.Struct(">q").pack
 _STATUS = struct.Struct(">i")
 
 
@@ -230,15 +237,58 @@ class _ResultWriter(GraphBinaryWriter):
             }
         )
         self.materialize = materialize
+        self._enums: dict[Enum, bytes] = {}  # an enum member's bytes, written once
 
     def to_dict(self, obj: Any, to_extend: bytearray | None = None) -> Any:
         """Append ``obj`` fully qualified to ``to_extend``."""
         if to_extend is None:
             to_extend = bytearray()
+        kind = type(
+            obj
+        )  # the common types inline, as gremlinpython's serializers write them (not bool: an int)
+        if kind is str:
+            data = obj.encode("utf-8")
+            to_extend += _PREFIX[str]
+            to_extend += _PACK_INT32(len(data))
+            to_extend += data
+            return to_extend
+        if kind is int and obj in _INT64:
+            if obj in _INT32:
+                to_extend += _INT_PREFIX
+                to_extend += _PACK_INT32(obj)
+            else:
+                to_extend += _LONG_PREFIX
+                to_extend += _PACK_INT64(obj)
+            return to_extend
+        if kind is dict:
+            to_extend += _PREFIX[dict]
+            to_extend += _PACK_INT32(len(obj))
+            for key, value in obj.items():
+                self.to_dict(key, to_extend)
+                self.to_dict(value, to_extend)
+            return to_extend
+        if kind is list:
+            to_extend += _PREFIX[list]
+            to_extend += _PACK_INT32(len(obj))
+            for item in obj:
+                self.to_dict(item, to_extend)
+            return to_extend
         if obj is None:
             to_extend.extend(NULL)
             return to_extend
-        serializer = self.serializers.get(type(obj))
+        if issubclass(
+            kind, Enum
+        ):  # T.id, T.label, Direction.OUT: keys of every element map, written once each
+            written = self._enums.get(obj)
+            if written is None:
+                written = self._enums[obj] = bytes(self._write(obj, kind, bytearray()))
+            to_extend += written
+            return to_extend
+        return self._write(obj, kind, to_extend)
+
+    def _write(self, obj: Any, kind: type, to_extend: bytearray) -> Any:
+        """Append ``obj`` through the serializer registered for its type."""
+        serializer = self.serializers.get(kind)
         if serializer is None:
             serializer = next((s for t, s in self.serializers.items() if isinstance(obj, t)), None)
         if serializer is None:
