@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,10 +84,20 @@ def plain_file_statistics(tail: OrcTail) -> list[ColumnStats]:
     return [parse_column_statistics(m) for m in tail.footer.messages(7)]
 
 
-def plain_stripe_statistics(tail: OrcTail) -> list[list[ColumnStats]]:
-    """Metadata statistics per stripe, per column id (masked values for encrypted columns)."""
-    metadata = decode(tail.metadata)
-    return [[parse_column_statistics(c) for c in stripe.messages(1)] for stripe in metadata.messages(1)]
+def plain_stripe_statistics(tail: OrcTail, columns: Collection[int]) -> list[dict[int, ColumnStats]]:
+    """Metadata statistics per stripe: column id -> statistics of ``columns`` (masked values for encrypted
+    columns); only those columns' entries are parsed."""
+    out = []
+    for stripe in decode(tail.metadata).messages(1):
+        entries = stripe.all(1)
+        out.append(
+            {
+                c: parse_column_statistics(decode(entries[c]))
+                for c in columns
+                if c < len(entries) and isinstance(entries[c], bytes)
+            }
+        )
+    return out
 
 
 def variant_file_statistics(tail: OrcTail, variant: Variant, footer_key: bytes) -> list[ColumnStats]:
@@ -114,18 +124,21 @@ def variant_file_statistics(tail: OrcTail, variant: Variant, footer_key: bytes) 
 
 
 def variant_stripe_statistics(
-    tail: OrcTail, variant: Variant, footer_key: bytes
+    tail: OrcTail, variant: Variant, footer_key: bytes, columns: Collection[int]
 ) -> dict[int, list[ColumnStats]]:
-    """Clear stripe statistics of the variant's columns: column id -> one entry per stripe."""
+    """Clear stripe statistics of the variant's ``columns``: column id -> one entry per stripe (only their
+    streams are read and decrypted)."""
     offset = tail.stripe_statistics_offset + sum(
         length for other in tail.variants[: variant.index] for _, length in other.stripe_statistics
     )
     out: dict[int, list[ColumnStats]] = {}
     with open(tail.path, "rb") as handle:
         for column, length in variant.stripe_statistics:
-            handle.seek(offset)
-            raw = handle.read(length)
             offset += length
+            if column not in columns:
+                continue
+            handle.seek(offset - length)
+            raw = handle.read(length)
             plain = ctr_decrypt(footer_key, stream_iv(column, STRIPE_STATISTICS, len(tail.stripes) + 1), raw)
             name = tail.columns[column].name
             message = decode(
