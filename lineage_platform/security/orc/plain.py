@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
+from itertools import accumulate
+from typing import Any, NamedTuple
 
 from lineage_platform.errors import SecurityError
 from lineage_platform.security.orc.compression import decompress, store_original
@@ -34,6 +35,7 @@ from lineage_platform.security.orc.tail import OrcTail, StripeInfo
 PRESENT, ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8, DICTIONARY_COUNT = 0, 6, 7, 8, 4
 ENCRYPTED_INDEX, ENCRYPTED_DATA = 9, 10
 INDEX_KINDS = {ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8, DICTIONARY_COUNT}
+_PLACEHOLDERS = {ENCRYPTED_INDEX, ENCRYPTED_DATA}  # where the variants' streams sit in each area
 STREAM_KIND_NAMES = {
     0: "PRESENT", 1: "DATA", 2: "LENGTH", 3: "DICTIONARY_DATA", 4: "DICTIONARY_COUNT", 5: "SECONDARY",
     6: "ROW_INDEX", 7: "BLOOM_FILTER", 8: "BLOOM_FILTER_UTF8", 9: "ENCRYPTED_INDEX", 10: "ENCRYPTED_DATA",
@@ -42,7 +44,7 @@ STREAM_KIND_NAMES = {
 # A footer's ``Stream`` entry as ORC writers store it: key of field 1, size, then kind, column (absent from
 # the ENCRYPTED_INDEX/DATA placeholders) and length
 _ENTRY = rb"\x0a([\x00-\x7f])\x08([\x00-\x7f])(?:\x10([\x80-\xff]{0,4}[\x00-\x7f]))?\x18([\x80-\xff]{0,9}[\x00-\x7f])"
-_STREAM_ENTRY = re.compile(_ENTRY)
+_STREAM_ENTRY = re.compile(b"(%s)" % _ENTRY)  # the whole entry, then its parts
 _STREAM_RUN = re.compile(b"(?:%s)*" % _ENTRY)
 
 
@@ -99,19 +101,18 @@ def read_stripe_footer(tail: OrcTail, stripe: StripeInfo, raw_footer: bytes) -> 
         if error.message.startswith(what):
             raise
         raise SecurityError(f"{what}: {error.message}", hint=error.hint) from error
-    located: list[StreamLocation] = []
-    offset = 0
-    for index_area in (True, False):
-        for column, kind, length, entry in plain:
-            if kind in (ENCRYPTED_INDEX, ENCRYPTED_DATA) or (kind in INDEX_KINDS) != index_area:
-                continue
-            located.append(StreamLocation(column, kind, offset, length, None, entry))
-            offset += length
-        for variant_index, streams in enumerate(variant_streams):
-            for column, kind, length, entry in streams:
-                if (kind in INDEX_KINDS) == index_area:
-                    located.append(StreamLocation(column, kind, offset, length, variant_index, entry))
-                    offset += length
+    ordered = [  # (entry, variant) in stripe order
+        *[(e, None) for e in plain if e[1] in INDEX_KINDS],
+        *[(e, v) for v, streams in enumerate(variant_streams) for e in streams if e[1] in INDEX_KINDS],
+        *[(e, None) for e in plain if e[1] not in INDEX_KINDS and e[1] not in _PLACEHOLDERS],
+        *[(e, v) for v, streams in enumerate(variant_streams) for e in streams if e[1] not in INDEX_KINDS],
+    ]
+    starts = list(accumulate((e[2] for e, _ in ordered), initial=0))
+    located = [
+        StreamLocation(column, kind, start, length, variant, field)
+        for ((column, kind, length, field), variant), start in zip(ordered, starts, strict=False)
+    ]
+    offset = starts[-1]
     if offset != stripe.index_length + stripe.data_length:
         raise SecurityError(
             f"stripe {stripe.index}: streams cover {offset} bytes, the stripe holds {stripe.index_length + stripe.data_length}",
@@ -131,12 +132,20 @@ def stream_entries(data: bytes) -> tuple[list[tuple[int, int, int, bytes]], Mess
     against its size; any other field goes through the protobuf decoder."""
     end = _STREAM_RUN.match(data).end()  # type: ignore[union-attr]  # matches at least the empty string
     out: list[tuple[int, int, int, bytes]] = []
-    for match in _STREAM_ENTRY.finditer(data, 0, end):
-        size, kind, column, length = match.groups()
-        if size[0] != 3 + (1 + len(column) if column else 0) + len(length):  # not that shape after all
-            end = match.start()  # the decoder takes it from here
+    at = 0
+    for entry, size, kind, column, length in _STREAM_ENTRY.findall(data, 0, end):
+        if size[0] != len(entry) - 2:  # not that shape after all: the decoder takes it from here
+            end = at
             break
-        out.append((_varint(column) if column else 0, kind[0], _varint(length), match.group()))
+        at += len(entry)
+        out.append(
+            (
+                (column[0] if len(column) == 1 else _varint(column)) if column else 0,
+                kind[0],
+                length[0] if len(length) == 1 else _varint(length),
+                entry,
+            )
+        )
     rest = decode(data[end:])
     for entry in rest.all(1):
         if not isinstance(entry, bytes):
@@ -147,7 +156,7 @@ def stream_entries(data: bytes) -> tuple[list[tuple[int, int, int, bytes]], Mess
 
 
 def _varint(data: bytes) -> int:
-    return data[0] if len(data) == 1 else read_varint(data, 0)[0]
+    return read_varint(data, 0)[0]
 
 
 def plain_orc(
@@ -175,11 +184,11 @@ def plain_orc(
     out = bytearray(b"ORC")
     stripe_infos: list[Message] = []
     total_rows = 0
-    for stripe, (layout, encodings, streams, datas) in zip(selected, plans, strict=True):
+    for stripe, (layout, encodings, streams, chunks) in zip(selected, plans, strict=True):
+        body = b"".join(chunks)
         if present is not None:
-            present[stripe.index] = {s.column: d for s, d in zip(streams, datas) if s.kind == PRESENT}
+            present[stripe.index] = _present_streams(streams, body)
         index_length = sum(s.length for s in streams if s.kind in INDEX_KINDS)
-        body = b"".join(datas)
         footer = _plain_footer(tail, layout, encodings, streams)
         part = (parts or {}).get(stripe.index)
         rows = stripe.rows if part is None else part.rows
@@ -193,60 +202,57 @@ def plain_orc(
     return bytes(out + _plain_tail(tail, stripe_infos, len(out), total_rows))
 
 
+def _present_streams(streams: list[StreamLocation], body: bytes) -> dict[int, bytes]:
+    """The PRESENT stream of each column that has one in ``body`` (the ``streams`` back to back)."""
+    found = {}
+    at = 0
+    for stream in streams:
+        if stream.kind == PRESENT:
+            found[stream.column] = body[at : at + stream.length]
+        at += stream.length
+    return found
+
+
 class _Secrets:
     """The variant streams of a rebuild, deciphered together once every stripe has been planned: one AES
     context and one call per local key, whatever the number of stripes and streams."""
 
     def __init__(self, stats: ReadStats) -> None:
         self.stats = stats
-        # per local key: the encrypted pieces, their (counter, offset, length), and where each clear one goes
-        self._data: dict[bytes, list[bytes]] = {}
-        self._pieces: dict[bytes, list[tuple[int, int, int]]] = {}
-        self._sinks: dict[bytes, list[tuple[list[bytes | bytearray] | bytearray, int]]] = {}
+        # per local key: encrypted runs of bytes, their pieces, and where each run goes in clear
+        self._runs: dict[
+            bytes, tuple[list[bytes], list[tuple[int, int, int]], list[tuple[Any, int, int]]]
+        ] = {}
 
     def add(
         self,
         key: bytes,
-        datas: list[bytes | bytearray],
-        raw: bytes,
-        stream: StreamLocation,
-        stripe: StripeInfo,
-        windows: list[tuple[int, int]] | None,
+        target: list[bytes | bytearray] | bytearray,
+        at: int,
+        data: bytes,
+        pieces: list[tuple[int, int, int]],
     ) -> None:
-        """Append ``stream`` (a variant stream of ``stripe``, whose bytes are ``raw``) to ``datas`` in clear
-        once deciphered: whole, or only its ``windows`` (the rest zero)."""
-        counter = stream_counter(stream.column, stream.kind, stripe.encrypt_stripe_id)
-        data = self._data.setdefault(key, [])
-        pieces = self._pieces.setdefault(key, [])
-        sinks = self._sinks.setdefault(key, [])
-        if windows is None:
-            sinks.append((datas, len(datas)))
-            datas.append(b"")
-            data.append(raw[stream.start : stream.start + stream.length])
-            pieces.append((counter, 0, stream.length))
-            return
-        buffer = bytearray(stream.length)
-        datas.append(buffer)
-        for start, stop in windows:
-            end = min(stop, stream.length)
-            sinks.append((buffer, start))
-            data.append(raw[stream.start + start : stream.start + end])
-            pieces.append((counter, start, end - start))
+        """Put ``data`` (consecutive ``pieces`` of CTR streams under ``key``: counter, offset, length), once in
+        clear, at ``target[at]`` (a list of chunks) or over ``target[at : at + len(data)]`` (a bytearray)."""
+        runs, all_pieces, sinks = self._runs.setdefault(key, ([], [], []))
+        runs.append(data)
+        all_pieces.extend(pieces)
+        sinks.append((target, at, len(data)))
 
     def decipher(self) -> None:
-        """Put every stream added in clear (still compressed) into its place."""
-        for key, data in self._data.items():
-            joined = b"".join(data)
-            clear = CtrCipher(key).decrypt(joined, self._pieces[key])
+        """Put every run added in clear (still compressed) into its place."""
+        for key, (runs, pieces, sinks) in self._runs.items():
+            joined = b"".join(runs)
+            clear = CtrCipher(key).decrypt(joined, pieces)
             self.stats.bytes_decrypted += len(joined)
             position = 0
-            for (sink, at), (_, _, length) in zip(self._sinks[key], self._pieces[key], strict=True):
-                if isinstance(sink, bytearray):
-                    sink[at : at + length] = clear[position : position + length]
+            for target, at, length in sinks:
+                if isinstance(target, bytearray):
+                    target[at : at + length] = clear[position : position + length]
                 else:
-                    sink[at] = clear[position : position + length]
+                    target[at] = clear[position : position + length]
                 position += length
-        self._data, self._pieces, self._sinks = {}, {}, {}
+        self._runs = {}
 
 
 def _plain_streams(
@@ -258,9 +264,10 @@ def _plain_streams(
     part: StripePart | None,
     secrets: _Secrets,
 ) -> tuple[StripeLayout, list[bytes], list[StreamLocation], list[bytes | bytearray]]:
-    """(footer parsed, column encodings, streams kept in stripe order, their bytes) of one stripe in plain
-    form; ``owner``: unlocked keys by column id, ``encrypted``: the ids of every encrypted column. Variant
-    streams are handed to ``secrets``, which puts their clear bytes in place."""
+    """(footer parsed, column encodings, streams kept in stripe order, their bytes in chunks) of one stripe
+    in plain form; ``owner``: unlocked keys by column id, ``encrypted``: the ids of every encrypted column.
+    Kept streams lying back to back in the stripe under the same key (or none) make one chunk; encrypted
+    ones are handed to ``secrets``, which puts them in clear in place."""
     data_end = stripe.index_length + stripe.data_length
     layout = read_stripe_footer(tail, stripe, raw[data_end:])
     encodings = list(layout.encodings)
@@ -273,19 +280,60 @@ def _plain_streams(
             )
         encodings[column] = variant_encodings[column - keys.variant.root]
     streams: list[StreamLocation] = []  # kept, in stripe order: index area first
-    datas: list[bytes | bytearray] = []
+    chunks: list[bytes | bytearray] = []
+    run: list[StreamLocation] = []
+    run_key: bytes | None = None
     for stream in layout.streams:
         keys = owner.get(stream.column)
         if stream.column in encrypted and stream.kind in (BLOOM_FILTER, BLOOM_FILTER_UTF8):
             continue  # possibly built from the plaintext (ORC 2.3.0): never read it
         if keys is None and stream.variant is None:
-            streams.append(stream)
-            datas.append(raw[stream.start : stream.start + stream.length])
+            key = None
         elif keys is not None and stream.variant == keys.variant.index:
-            streams.append(stream)
-            windows = part.windows.get((stream.column, stream.kind)) if part else None
-            secrets.add(keys.stripe_keys[stripe.index], datas, raw, stream, stripe, windows)
-    return layout, encodings, streams, datas
+            key = keys.stripe_keys[stripe.index]
+        else:
+            continue
+        streams.append(stream)
+        if run and (key != run_key or run[-1].start + run[-1].length != stream.start):
+            _add_run(run, run_key, chunks, raw, stripe, secrets)
+            run = []
+        windows = part.windows.get((stream.column, stream.kind)) if part and key is not None else None
+        if windows is None:
+            run.append(stream)
+            run_key = key
+            continue
+        _add_run(run, run_key, chunks, raw, stripe, secrets)
+        run = []
+        buffer = bytearray(stream.length)  # only the windows deciphered, the rest zero
+        chunks.append(buffer)
+        counter = stream_counter(stream.column, stream.kind, stripe.encrypt_stripe_id)
+        for start, stop in windows:
+            end = min(stop, stream.length)
+            data = raw[stream.start + start : stream.start + end]
+            secrets.add(key, buffer, start, data, [(counter, start, end - start)])  # type: ignore[arg-type]
+    _add_run(run, run_key, chunks, raw, stripe, secrets)
+    return layout, encodings, streams, chunks
+
+
+def _add_run(
+    run: list[StreamLocation],
+    key: bytes | None,
+    chunks: list[bytes | bytearray],
+    raw: bytes,
+    stripe: StripeInfo,
+    secrets: _Secrets,
+) -> None:
+    """Append the bytes of ``run`` (streams back to back in ``raw``) to ``chunks``: as stored without a
+    ``key``, else handed to ``secrets`` to decipher (one CTR stream per stream)."""
+    if not run:
+        return
+    data = raw[run[0].start : run[-1].start + run[-1].length]
+    if key is None:
+        chunks.append(data)
+        return
+    pieces = [(stream_counter(s.column, s.kind, stripe.encrypt_stripe_id), 0, s.length) for s in run]
+    chunks.append(b"")
+    secrets.add(key, chunks, len(chunks) - 1, data, pieces)
 
 
 def _plain_footer(

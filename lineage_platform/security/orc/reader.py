@@ -221,7 +221,7 @@ class EncryptedOrcReader:
         """``columns`` of ``plain`` (the whole ``stripes`` rebuilt) decoded into Arrow, each stripe checked
         against its statistics."""
         try:
-            table = pa_orc.ORCFile(io.BytesIO(plain)).read(columns=columns)
+            table = pa_orc.ORCFile(pa.BufferReader(plain)).read(columns=columns)  # no Python file calls
         except DECODE_ERRORS as error:
             raise self._undecodable(keys, stripes, columns, error) from error
         statistics = self.stripe_statistics(self._column_id(n) for n in columns)
