@@ -83,8 +83,14 @@ class CtrCipher:
 
 
 def ctr_decrypt(key: bytes, iv: bytes, data: bytes, offset: int = 0) -> bytes:
-    """Decrypt ``data`` that starts at byte ``offset`` of the CTR stream beginning at ``iv``."""
-    return CtrCipher(key).decrypt(data, [(int.from_bytes(iv, "big"), offset, len(data))])
+    """Decrypt ``data`` that starts at byte ``offset`` of the CTR stream beginning at ``iv`` (one stream, a
+    context of its own: for many streams under one key, ``CtrCipher``)."""
+    block, skip = divmod(offset, 16)
+    counter = ((int.from_bytes(iv, "big") + block) & _ALL).to_bytes(16, "big")
+    decryptor = Cipher(algorithms.AES(key), modes.CTR(counter)).decryptor()
+    if skip:
+        decryptor.update(bytes(skip))
+    return decryptor.update(data) + decryptor.finalize()
 
 
 def unwrap_local_key(master: bytes, encrypted_key: bytes) -> bytes:
