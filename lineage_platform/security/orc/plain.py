@@ -101,37 +101,64 @@ def read_stripe_bytes(tail: OrcTail, stripe: StripeInfo, handle: BinaryIO | None
 
 def read_stripe_footer(tail: OrcTail, stripe: StripeInfo, raw_footer: bytes) -> StripeLayout:
     """Parse a stripe footer and locate its streams (index area then data area; unencrypted, then variants)."""
+    entries = _footer_entries(tail, stripe, raw_footer)
+    order = _stripe_order(entries.lists)
+    streams = [entries.lists[list_][i] for list_, i in order]
+    starts = _starts(stripe, [length for _, _, length, _ in streams])
+    located = [
+        StreamLocation(column, kind, start, length, list_ - 1 if list_ else None, field)
+        for (column, kind, length, field), start, (list_, _) in zip(streams, starts, order, strict=False)
+    ]
+    encodings = [v for v in entries.footer.all(2) if isinstance(v, bytes)]
+    variant_encodings = {
+        i: [v for v in m.all(2) if isinstance(v, bytes)] for i, m in enumerate(entries.variants)
+    }
+    return StripeLayout(entries.footer, located, encodings, variant_encodings)
+
+
+class _FooterEntries(NamedTuple):
+    """A stripe footer's ``Stream`` entries as (column, kind, length, field as stored), in footer order: the
+    unencrypted list first, then each variant's; and the other fields of the footer and of each variant."""
+
+    lists: list[list[tuple[int, int, int, bytes]]]
+    footer: Message
+    variants: list[Message]
+
+
+def _footer_entries(tail: OrcTail, stripe: StripeInfo, raw_footer: bytes) -> _FooterEntries:
     what = f"stripe {stripe.index} footer"
     try:
         plain, footer = stream_entries(decompress(raw_footer, tail.codec, tail.block_size, what))
         variants = [stream_entries(v) for v in footer.all(4) if isinstance(v, bytes)]
-        variant_streams = [streams for streams, _ in variants]
     except SecurityError as error:
         if error.message.startswith(what):
             raise
         raise SecurityError(f"{what}: {error.message}", hint=error.hint) from error
-    ordered = [  # (entry, variant) in stripe order
-        *[(e, None) for e in plain if e[1] in INDEX_KINDS],
-        *[(e, v) for v, streams in enumerate(variant_streams) for e in streams if e[1] in INDEX_KINDS],
-        *[(e, None) for e in plain if e[1] not in INDEX_KINDS and e[1] not in _PLACEHOLDERS],
-        *[(e, v) for v, streams in enumerate(variant_streams) for e in streams if e[1] not in INDEX_KINDS],
+    return _FooterEntries([plain, *(streams for streams, _ in variants)], footer, [m for _, m in variants])
+
+
+def _stripe_order(lists: list[list[tuple[int, int, int, bytes]]]) -> list[tuple[int, int]]:
+    """(list, index in it) of every stream in stripe order: the index area, then the data area; in each the
+    unencrypted streams (list 0, placeholders left out), then each variant's (list 1 onwards)."""
+    plain, variants = lists[0], list(enumerate(lists[1:], 1))
+    return [
+        *[(0, i) for i, e in enumerate(plain) if e[1] in INDEX_KINDS],
+        *[(v, i) for v, streams in variants for i, e in enumerate(streams) if e[1] in INDEX_KINDS],
+        *[(0, i) for i, e in enumerate(plain) if e[1] not in INDEX_KINDS and e[1] not in _PLACEHOLDERS],
+        *[(v, i) for v, streams in variants for i, e in enumerate(streams) if e[1] not in INDEX_KINDS],
     ]
-    starts = list(accumulate((e[2] for e, _ in ordered), initial=0))
-    located = [
-        StreamLocation(column, kind, start, length, variant, field)
-        for ((column, kind, length, field), variant), start in zip(ordered, starts, strict=False)
-    ]
-    offset = starts[-1]
-    if offset != stripe.index_length + stripe.data_length:
+
+
+def _starts(stripe: StripeInfo, lengths: list[int]) -> list[int]:
+    """Where each stream of ``lengths`` (in stripe order) starts, and where the last ends; SecurityError when
+    they do not cover the stripe's index and data."""
+    starts = list(accumulate(lengths, initial=0))
+    if starts[-1] != stripe.index_length + stripe.data_length:
         raise SecurityError(
-            f"stripe {stripe.index}: streams cover {offset} bytes, the stripe holds {stripe.index_length + stripe.data_length}",
+            f"stripe {stripe.index}: streams cover {starts[-1]} bytes, the stripe holds {stripe.index_length + stripe.data_length}",
             hint="the file is corrupted",
         )
-    encodings = [v for v in footer.all(2) if isinstance(v, bytes)]
-    variant_encodings = {
-        i: [v for v in m.all(2) if isinstance(v, bytes)] for i, (_, m) in enumerate(variants)
-    }
-    return StripeLayout(footer, located, encodings, variant_encodings)
+    return starts
 
 
 def stream_entries(data: bytes) -> tuple[list[tuple[int, int, int, bytes]], Message]:
@@ -184,22 +211,28 @@ def plain_orc(
     owner = {c.id: keys[v.root] for c in tail.columns if (v := tail.variant_of(c.id)) and v.root in keys}
     encrypted = frozenset(c.id for c in tail.columns if tail.variant_of(c.id))
     secrets = _Secrets(stats if stats is not None else ReadStats())
-    plans = []
+    plans: dict[tuple[tuple[tuple[int, int], ...], ...], _Plan] = {}  # by footer shape, for whole stripes
+    rebuilt = []
     with open(tail.path, "rb") as handle:
         for stripe in selected:
             raw = read_stripe_bytes(tail, stripe, handle)
+            entries = _footer_entries(tail, stripe, raw[stripe.index_length + stripe.data_length :])
             part = (parts or {}).get(stripe.index)
-            plans.append(_plain_streams(tail, stripe, raw, owner, encrypted, part, secrets))
+            shape = tuple(tuple(e[:2] for e in streams) for streams in entries.lists)
+            plan = plans.get(shape) if part is None else None
+            if plan is None:
+                plan = _plan(entries.lists, owner, encrypted, part)
+                if part is None:
+                    plans[shape] = plan
+            rebuilt.append(_replay(tail, plan, entries, stripe, raw, owner, secrets))
     secrets.decipher()
     out = bytearray(b"ORC")
     stripe_infos: list[Message] = []
     total_rows = 0
-    for stripe, (layout, encodings, streams, chunks) in zip(selected, plans, strict=True):
+    for stripe, (chunks, footer, index_length, present_at) in zip(selected, rebuilt, strict=True):
         body = b"".join(chunks)
         if present is not None:
-            present[stripe.index] = _present_streams(streams, body)
-        index_length = sum(s.length for s in streams if s.kind in INDEX_KINDS)
-        footer = _plain_footer(tail, layout, encodings, streams)
+            present[stripe.index] = {column: body[a:b] for column, a, b in present_at}
         part = (parts or {}).get(stripe.index)
         rows = stripe.rows if part is None else part.rows
         stripe_infos.append(
@@ -212,15 +245,132 @@ def plain_orc(
     return bytes(out + _plain_tail(tail, stripe_infos, len(out), total_rows))
 
 
-def _present_streams(streams: list[StreamLocation], body: bytes) -> dict[int, bytes]:
-    """The PRESENT stream of each column that has one in ``body`` (the ``streams`` back to back)."""
-    found = {}
+class _Plan(NamedTuple):
+    """How the stripes of one footer shape (the columns and kinds of its streams, list by list) are rebuilt:
+    decided once, replayed with each stripe's stream lengths. Positions count streams in stripe order."""
+
+    order: list[tuple[int, int]]  # (list, index in it) of each position
+    kept: list[int]  # positions kept, in order
+    runs: list[tuple[int, int, int | None, list[tuple[int, int]] | None]]  # first, end, variant root, windows
+    counters: dict[int, int]  # position -> first counter block of an encrypted stream, but the stripe id
+    replaced: list[tuple[int, int, int]]  # (column, variant, index among its encodings): unlocked encodings
+
+
+def _plan(
+    lists: list[list[tuple[int, int, int, bytes]]],
+    owner: dict[int, VariantKeys],
+    encrypted: frozenset[int],
+    part: StripePart | None,
+) -> _Plan:
+    """Which streams a plain stripe keeps, and in which runs (back to back, under one key or none, or one
+    stream of which only ``part``'s windows are deciphered); ``owner``: unlocked keys by column id,
+    ``encrypted``: the ids of every encrypted column. Unlocked columns take their variant's streams and
+    encodings, every other column its unencrypted (masked) ones; bloom filters of encrypted columns go."""
+    order = _stripe_order(lists)
+    kept: list[int] = []
+    runs: list[tuple[int, int, int | None, list[tuple[int, int]] | None]] = []
+    counters: dict[int, int] = {}
+    for position, (list_, i) in enumerate(order):
+        column, kind = lists[list_][i][:2]
+        keys = owner.get(column)
+        if column in encrypted and kind in (BLOOM_FILTER, BLOOM_FILTER_UTF8):
+            continue  # possibly built from the plaintext (ORC 2.3.0): never read it
+        if keys is None and list_ == 0:
+            root = None
+        elif keys is not None and list_ - 1 == keys.variant.index:
+            root = keys.variant.root
+            counters[position] = stream_counter(column, kind, 0)
+        else:
+            continue
+        kept.append(position)
+        windows = part.windows.get((column, kind)) if part and root is not None else None
+        if (
+            windows is None
+            and runs
+            and runs[-1][1] == position
+            and runs[-1][2] == root
+            and runs[-1][3] is None
+        ):
+            runs[-1] = (runs[-1][0], position + 1, root, None)
+        else:
+            runs.append((position, position + 1, root, windows))
+    replaced = [(c, keys.variant.index, c - keys.variant.root) for c, keys in owner.items()]
+    return _Plan(order, kept, runs, counters, replaced)
+
+
+def _replay(
+    tail: OrcTail,
+    plan: _Plan,
+    entries: _FooterEntries,
+    stripe: StripeInfo,
+    raw: bytes,
+    owner: dict[int, VariantKeys],
+    secrets: _Secrets,
+) -> tuple[list[bytes | bytearray], bytes, int, list[tuple[int, int, int]]]:
+    """(chunks of the plain stripe's index and data, its footer, the index length, where each kept PRESENT
+    stream lies in the chunks joined: column, start, end) of ``stripe`` (its bytes ``raw``) by ``plan``;
+    encrypted chunks are handed to ``secrets``, which puts them in clear in place."""
+    lengths = [entries.lists[list_][i][2] for list_, i in plan.order]
+    starts = _starts(stripe, lengths)
+    stripe_id = stream_counter(0, 0, stripe.encrypt_stripe_id)
+    keys_by_root = {keys.variant.root: keys for keys in owner.values()}
+    chunks: list[bytes | bytearray] = []
+    for first, end, root, windows in plan.runs:
+        data = raw[starts[first] : starts[end]]
+        if root is None:
+            chunks.append(data)
+            continue
+        key = keys_by_root[root].stripe_keys[stripe.index]
+        if windows is None:
+            chunks.append(b"")
+            pieces = [(plan.counters[p] | stripe_id, 0, lengths[p]) for p in range(first, end)]
+            secrets.add(key, chunks, len(chunks) - 1, data, pieces)
+            continue
+        buffer = bytearray(len(data))  # only the windows deciphered, the rest zero
+        chunks.append(buffer)
+        for start, stop in windows:
+            stop = min(stop, len(data))
+            secrets.add(
+                key,
+                buffer,
+                start,
+                data[start:stop],
+                [(plan.counters[first] | stripe_id, start, stop - start)],
+            )
+    kept = [entries.lists[list_][i] for list_, i in (plan.order[p] for p in plan.kept)]
+    index_length = sum(length for _, kind, length, _ in kept if kind in INDEX_KINDS)
+    present_at = []
     at = 0
-    for stream in streams:
-        if stream.kind == PRESENT:
-            found[stream.column] = body[at : at + stream.length]
-        at += stream.length
-    return found
+    for column, kind, length, _ in kept:
+        if kind == PRESENT:
+            present_at.append((column, at, at + length))
+        at += length
+    footer = _plain_footer(tail, stripe, entries, plan, [field for *_, field in kept])
+    return chunks, footer, index_length, present_at
+
+
+def _plain_footer(
+    tail: OrcTail, stripe: StripeInfo, entries: _FooterEntries, plan: _Plan, fields: list[bytes]
+) -> bytes:
+    """The stripe footer of the plain stripe: the kept streams' ``fields`` as stored, the column encodings
+    (the variant's for unlocked columns), the rest of the original footer but its encryption; stored
+    uncompressed."""
+    encodings = [v for v in entries.footer.all(2) if isinstance(v, bytes)]
+    for column, variant, i in plan.replaced:
+        variant_encodings = entries.variants[variant].all(2) if variant < len(entries.variants) else []
+        if (
+            i >= len(variant_encodings)
+            or column >= len(encodings)
+            or not isinstance(variant_encodings[i], bytes)
+        ):
+            raise SecurityError(
+                f"stripe {stripe.index}: no encoding for column {tail.columns[column].name}",
+                hint="the file is corrupted",
+            )
+        encodings[column] = variant_encodings[i]  # type: ignore[assignment]
+    rest = [(2, BYTES, e) for e in encodings] + [f for f in entries.footer.fields if f[0] not in (2, 4)]
+    rest.sort(key=lambda f: f[0])  # stable; the streams (field 1) come first
+    return store_original(b"".join(fields) + encode(Message(rest)), tail.codec)
 
 
 class _Secrets:
@@ -263,97 +413,6 @@ class _Secrets:
                     target[at] = clear[position : position + length]
                 position += length
         self._runs = {}
-
-
-def _plain_streams(
-    tail: OrcTail,
-    stripe: StripeInfo,
-    raw: bytes,
-    owner: dict[int, VariantKeys],
-    encrypted: frozenset[int],
-    part: StripePart | None,
-    secrets: _Secrets,
-) -> tuple[StripeLayout, list[bytes], list[StreamLocation], list[bytes | bytearray]]:
-    """(footer parsed, column encodings, streams kept in stripe order, their bytes in chunks) of one stripe
-    in plain form; ``owner``: unlocked keys by column id, ``encrypted``: the ids of every encrypted column.
-    Kept streams lying back to back in the stripe under the same key (or none) make one chunk; encrypted
-    ones are handed to ``secrets``, which puts them in clear in place."""
-    data_end = stripe.index_length + stripe.data_length
-    layout = read_stripe_footer(tail, stripe, raw[data_end:])
-    encodings = list(layout.encodings)
-    for column, keys in owner.items():
-        variant_encodings = layout.variant_encodings.get(keys.variant.index, [])
-        if column - keys.variant.root >= len(variant_encodings) or column >= len(encodings):
-            raise SecurityError(
-                f"stripe {stripe.index}: no encoding for column {tail.columns[column].name}",
-                hint="the file is corrupted",
-            )
-        encodings[column] = variant_encodings[column - keys.variant.root]
-    streams: list[StreamLocation] = []  # kept, in stripe order: index area first
-    chunks: list[bytes | bytearray] = []
-    run: list[StreamLocation] = []
-    run_key: bytes | None = None
-    for stream in layout.streams:
-        keys = owner.get(stream.column)
-        if stream.column in encrypted and stream.kind in (BLOOM_FILTER, BLOOM_FILTER_UTF8):
-            continue  # possibly built from the plaintext (ORC 2.3.0): never read it
-        if keys is None and stream.variant is None:
-            key = None
-        elif keys is not None and stream.variant == keys.variant.index:
-            key = keys.stripe_keys[stripe.index]
-        else:
-            continue
-        streams.append(stream)
-        if run and (key != run_key or run[-1].start + run[-1].length != stream.start):
-            _add_run(run, run_key, chunks, raw, stripe, secrets)
-            run = []
-        windows = part.windows.get((stream.column, stream.kind)) if part and key is not None else None
-        if windows is None:
-            run.append(stream)
-            run_key = key
-            continue
-        _add_run(run, run_key, chunks, raw, stripe, secrets)
-        run = []
-        buffer = bytearray(stream.length)  # only the windows deciphered, the rest zero
-        chunks.append(buffer)
-        counter = stream_counter(stream.column, stream.kind, stripe.encrypt_stripe_id)
-        for start, stop in windows:
-            end = min(stop, stream.length)
-            data = raw[stream.start + start : stream.start + end]
-            secrets.add(key, buffer, start, data, [(counter, start, end - start)])  # type: ignore[arg-type]
-    _add_run(run, run_key, chunks, raw, stripe, secrets)
-    return layout, encodings, streams, chunks
-
-
-def _add_run(
-    run: list[StreamLocation],
-    key: bytes | None,
-    chunks: list[bytes | bytearray],
-    raw: bytes,
-    stripe: StripeInfo,
-    secrets: _Secrets,
-) -> None:
-    """Append the bytes of ``run`` (streams back to back in ``raw``) to ``chunks``: as stored without a
-    ``key``, else handed to ``secrets`` to decipher (one CTR stream per stream)."""
-    if not run:
-        return
-    data = raw[run[0].start : run[-1].start + run[-1].length]
-    if key is None:
-        chunks.append(data)
-        return
-    pieces = [(stream_counter(s.column, s.kind, stripe.encrypt_stripe_id), 0, s.length) for s in run]
-    chunks.append(b"")
-    secrets.add(key, chunks, len(chunks) - 1, data, pieces)
-
-
-def _plain_footer(
-    tail: OrcTail, layout: StripeLayout, encodings: list[bytes], streams: list[StreamLocation]
-) -> bytes:
-    """The stripe footer of the plain stripe: the kept ``streams``' entries as stored, ``encodings``, the rest
-    of the original footer but its encryption; stored uncompressed."""
-    rest = [(2, BYTES, e) for e in encodings] + [f for f in layout.footer.fields if f[0] not in (2, 4)]
-    rest.sort(key=lambda f: f[0])  # stable; the streams (field 1) come first
-    return store_original(b"".join(s.field for s in streams) + encode(Message(rest)), tail.codec)
 
 
 def _plain_tail(tail: OrcTail, stripes: list[Message], content_end: int, rows: int) -> bytes:
