@@ -83,3 +83,39 @@ def test_multi_stripe_nested_rows_equal_pyorcs_rows_of_the_plain_twin(
         io.BytesIO(plain.read_bytes()), column_names=NESTED, struct_repr=pyorc.StructRepr.DICT
     )
     assert reader.rows(NESTED) == list(twin)
+
+
+@pytest.mark.slow
+@pytest.mark.spark
+def test_stripes_whose_footers_list_other_streams_are_rebuilt_each_by_its_own_plan(
+    spark: Any, orc_files: OrcFixture, tmp_path: Path
+) -> None:
+    # nulls in the first stripe only: its footer lists PRESENT streams that the later stripes' footers lack
+    frame = spark.range(3 * 2048).selectExpr(
+        "id",
+        "if(id < 100, null, concat('v', id)) as note",
+        "named_struct('a', if(id < 50, null, id), 'b', concat('b', id % 7)) as st",
+    )
+    options = {
+        "compression": "zstd",
+        "hadoop.security.key.provider.path": orc_files.kms.hadoop_uri,
+        "orc.key.provider": "hadoop",
+        "orc.stripe.row.count": 2048,
+        "orc.rows.between.memory.checks": 100,
+    }
+    frame.coalesce(1).write.format("orc").options(**options).save(str(tmp_path / "plain"))
+    encryption = {"orc.encrypt": "pii:note;secret:st"}
+    frame.coalesce(1).write.format("orc").options(**options, **encryption).save(str(tmp_path / "encrypted"))
+    [plain], [encrypted] = (tmp_path / "plain").glob("*.orc"), (tmp_path / "encrypted").glob("*.orc")
+    reader = EncryptedOrcReader(encrypted, LocalKeyStore(orc_files.keystore))
+    reader.unlock(["note", "st"])
+    tail = reader.tail
+    shapes = set()
+    for stripe in tail.stripes:
+        raw = read_stripe_bytes(tail, stripe)
+        layout = read_stripe_footer(tail, stripe, raw[stripe.index_length + stripe.data_length :])
+        shapes.add(tuple((s.column, s.kind, s.variant) for s in layout.streams))
+    assert len(tail.stripes) == 3 and len(shapes) > 1
+    twin = pyorc.Reader(io.BytesIO(plain.read_bytes()), struct_repr=pyorc.StructRepr.DICT)
+    assert reader.rows() == list(twin)
+    assert list(reader.iter_rows(stripes=[2, 0])) == reader.rows(stripes=[0, 2])
