@@ -20,6 +20,8 @@ from lineage_platform.security.orc.crypto import FILE_STATISTICS, STRIPE_STATIST
 from lineage_platform.security.orc.protowire import Message, decode
 from lineage_platform.security.orc.tail import OrcTail, Variant
 
+_TYPED = (2, 3, 4, 6, 7, 9)  # ColumnStatistics' typed parts: int, double, string, decimal, date, timestamp
+
 
 @dataclass(frozen=True)
 class ColumnStats:
@@ -59,24 +61,25 @@ def _millis(millis: int) -> datetime.datetime:
 def parse_column_statistics(message: Message) -> ColumnStats:
     """Decode one ``ColumnStatistics`` message (min/max of ints, doubles, strings, decimals, dates, timestamps)."""
     values, has_null = message.int(1), bool(message.int(10))
-    if (ints := message.message(2)) is not None:
-        return ColumnStats(values, has_null, ints.sint(1), ints.sint(2))
-    if (doubles := message.message(3)) is not None:
-        return ColumnStats(values, has_null, doubles.double(1), doubles.double(2))
-    if (strings := message.message(4)) is not None:
-        return ColumnStats(values, has_null, strings.optional_text(1), strings.optional_text(2))
-    if (decimals := message.message(6)) is not None:
-        low, high = decimals.optional_text(1), decimals.optional_text(2)
+    fields = {number: value for number, _, value in message.fields}  # the last value wins, as in protobuf
+    typed = next(((n, v) for n in _TYPED if isinstance(v := fields.get(n), bytes)), None)
+    if typed is None:
+        return ColumnStats(values, has_null)
+    number, sub = typed[0], decode(typed[1])
+    if number == 2:  # integers
+        return ColumnStats(values, has_null, sub.sint(1), sub.sint(2))
+    if number == 3:  # doubles
+        return ColumnStats(values, has_null, sub.double(1), sub.double(2))
+    if number == 4:  # strings
+        return ColumnStats(values, has_null, sub.optional_text(1), sub.optional_text(2))
+    if number == 6:  # decimals
+        low, high = sub.optional_text(1), sub.optional_text(2)
         return ColumnStats(
             values, has_null, _optional(low, decimal.Decimal), _optional(high, decimal.Decimal)
         )
-    if (dates := message.message(7)) is not None:
-        return ColumnStats(values, has_null, _optional(dates.sint(1), _days), _optional(dates.sint(2), _days))
-    if (stamps := message.message(9)) is not None:
-        return ColumnStats(
-            values, has_null, _optional(stamps.sint(3), _millis), _optional(stamps.sint(4), _millis)
-        )
-    return ColumnStats(values, has_null)
+    if number == 7:  # dates
+        return ColumnStats(values, has_null, _optional(sub.sint(1), _days), _optional(sub.sint(2), _days))
+    return ColumnStats(values, has_null, _optional(sub.sint(3), _millis), _optional(sub.sint(4), _millis))
 
 
 def plain_file_statistics(tail: OrcTail) -> list[ColumnStats]:
