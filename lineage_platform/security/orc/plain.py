@@ -9,9 +9,10 @@ rows, decrypting only byte windows of its encrypted streams (see ``seek``).
 
 Per stripe the work is the footer's own: its ~100 ``Stream`` entries are matched in C by a regular expression
 (the shape ORC writers store; other shapes go through the protobuf decoder) and copied into the new footer as
-stored; kept streams that lie back to back under one key (or none) are copied or deciphered as one run. The
-encrypted runs of every stripe are deciphered once all stripes are planned: one AES context and one call per
-local key (``crypto.CtrCipher``), not one per stream.
+stored. What a plain stripe keeps is decided once per footer shape (``_plan``) and replayed with each stripe's
+stream lengths (``_replay``): kept streams that lie back to back under one key (or none) are copied or
+deciphered as one run. The encrypted runs of every stripe are deciphered once all stripes are planned: one AES
+context and one call per local key (``crypto.CtrCipher``), not one per stream.
 """
 
 from __future__ import annotations
