@@ -35,7 +35,7 @@ from lineage_platform.security.orc.statistics import (
     variant_stripe_statistics,
 )
 from lineage_platform.security.orc.tail import OrcTail, StripeInfo, read_tail
-from lineage_platform.security.orc.verify import check_stripe, check_stripe_presence, ranged
+from lineage_platform.security.orc.verify import check_stripe_presence, check_stripes, ranged
 
 # A stripe of which at most this share of the rows is wanted is read from those row groups only; ORC C++
 # decodes them through pyorc at ~250k rows/s, against ~5M rows/s for a whole stripe through pyarrow, so a
@@ -225,12 +225,7 @@ class EncryptedOrcReader:
         except DECODE_ERRORS as error:
             raise self._undecodable(keys, stripes, columns, error) from error
         statistics = self.stripe_statistics(self._column_id(n) for n in columns)
-        start = 0
-        for number in stripes:
-            rows = self.tail.stripes[number].rows
-            if number < len(statistics):
-                check_stripe(self.tail, number, table.slice(start, rows), columns, statistics[number])
-            start += rows
+        check_stripes(self.tail, stripes, table, columns, statistics)
         return table
 
     def _rebuild_whole(

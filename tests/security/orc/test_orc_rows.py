@@ -8,6 +8,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyorc
 import pytest
 from fuzz_worker import SOURCE
@@ -19,6 +20,7 @@ from lineage_platform.security.kms import LocalKeyStore
 from lineage_platform.security.orc import EncryptedOrcReader
 from lineage_platform.security.orc.plain import PRESENT, read_stripe_bytes, read_stripe_footer
 from lineage_platform.security.orc.rows import table_rows
+from lineage_platform.security.orc.verify import check_stripes
 
 NESTED = ["id", "nums", "props", "place", "profile", "tags", "attrs"]
 
@@ -119,3 +121,23 @@ def test_stripes_whose_footers_list_other_streams_are_rebuilt_each_by_its_own_pl
     twin = pyorc.Reader(io.BytesIO(plain.read_bytes()), struct_repr=pyorc.StructRepr.DICT)
     assert reader.rows() == list(twin)
     assert list(reader.iter_rows(stripes=[2, 0])) == reader.rows(stripes=[0, 2])
+
+
+@pytest.mark.parametrize(
+    "name", ["id", "num"]
+)  # no nulls: one numpy pass over every stripe; nulls: per stripe
+def test_integer_bounds_of_each_stripe_are_checked(tmp_path: Path, name: str) -> None:
+    reader = _corpus_reader(SOURCE, tmp_path)
+    tail, column = reader.tail, reader.tail.column_named(name).id
+    stripes = list(range(len(tail.stripes)))
+    statistics = reader.stripe_statistics([column])
+    table = reader.read([name])
+    assert (table.column(name).null_count == 0) == (name == "id")
+    check_stripes(tail, stripes, table, [name], statistics)  # the true values pass
+    values = table.column(name).to_pylist()
+    values[tail.stripes[1].first_row + 5] = statistics[1][column].maximum + 1
+    damaged = pa.table({name: pa.array(values, table.column(name).type)})
+    with pytest.raises(
+        SecurityError, match=f"stripe 1, column {name}: the decoded data does not match the file"
+    ):
+        check_stripes(tail, stripes, damaged, [name], statistics)
