@@ -231,19 +231,23 @@ def plain_orc(
     stripe_infos: list[Message] = []
     total_rows = 0
     for stripe, (chunks, footer, index_length, present_at) in zip(selected, rebuilt, strict=True):
-        body = b"".join(chunks)
+        start = len(out)
+        for chunk in chunks:
+            out += chunk
         if present is not None:
-            present[stripe.index] = {column: body[a:b] for column, a, b in present_at}
+            present[stripe.index] = {column: bytes(out[start + a : start + b]) for column, a, b in present_at}
         part = (parts or {}).get(stripe.index)
         rows = stripe.rows if part is None else part.rows
+        body_length = len(out) - start
         stripe_infos.append(
             Message().with_fields(
-                [(1, len(out)), (2, index_length), (3, len(body) - index_length), (4, len(footer)), (5, rows)]
+                [(1, start), (2, index_length), (3, body_length - index_length), (4, len(footer)), (5, rows)]
             )
         )
-        out += body + footer
+        out += footer
         total_rows += rows
-    return bytes(out + _plain_tail(tail, stripe_infos, len(out), total_rows))
+    out += _plain_tail(tail, stripe_infos, len(out), total_rows)
+    return bytes(out)
 
 
 class _Plan(NamedTuple):
