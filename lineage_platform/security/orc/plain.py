@@ -49,10 +49,14 @@ STREAM_KIND_NAMES = {
 }  # fmt: skip
 
 # A footer's ``Stream`` entry as ORC writers store it: key of field 1, size, then kind, column (absent from
-# the ENCRYPTED_INDEX/DATA placeholders) and length
-_ENTRY = rb"\x0a([\x00-\x7f])\x08([\x00-\x7f])(?:\x10([\x80-\xff]{0,4}[\x00-\x7f]))?\x18([\x80-\xff]{0,9}[\x00-\x7f])"
-_STREAM_ENTRY = re.compile(b"(%s)" % _ENTRY)  # the whole entry, then its parts
-_STREAM_RUN = re.compile(b"(?:%s)*" % _ENTRY)
+# the ENCRYPTED_INDEX/DATA placeholders) and length; groups: the whole entry, size, kind, column, length
+_STREAM_ENTRY = re.compile(
+    rb"(\x0a([\x00-\x7f])\x08([\x00-\x7f])(?:\x10([\x80-\xff]{0,4}[\x00-\x7f]))?\x18([\x80-\xff]{0,9}[\x00-\x7f]))"
+)
+# A run of such entries, without groups (faster): where the leading entries of a message end
+_STREAM_RUN = re.compile(
+    rb"(?:\x0a[\x00-\x7f]\x08[\x00-\x7f](?:\x10[\x80-\xff]{0,4}[\x00-\x7f])?\x18[\x80-\xff]{0,9}[\x00-\x7f])*"
+)
 
 
 class StreamLocation(NamedTuple):
@@ -256,6 +260,9 @@ class _Plan(NamedTuple):
 
     order: list[tuple[int, int]]  # (list, index in it) of each position
     kept: list[int]  # positions kept, in order
+    kept_entries: list[tuple[int, int]]  # (list, index in it) of each kept position
+    index_kept: list[int]  # the kept positions in the index area
+    present_kept: list[tuple[int, int]]  # (rank among the kept, column) of each kept PRESENT stream
     runs: list[tuple[int, int, int | None, list[tuple[int, int]] | None]]  # first, end, variant root, windows
     counters: dict[int, int]  # position -> first counter block of an encrypted stream, but the stripe id
     replaced: list[tuple[int, int, int]]  # (column, variant, index among its encodings): unlocked encodings
@@ -300,7 +307,13 @@ def _plan(
         else:
             runs.append((position, position + 1, root, windows))
     replaced = [(c, keys.variant.index, c - keys.variant.root) for c, keys in owner.items()]
-    return _Plan(order, kept, runs, counters, replaced)
+    kept_entries = [order[p] for p in kept]
+    kinds = [lists[list_][i][1] for list_, i in kept_entries]
+    index_kept = [p for p, kind in zip(kept, kinds, strict=True) if kind in INDEX_KINDS]
+    present_kept = [
+        (k, lists[list_][i][0]) for k, (list_, i) in enumerate(kept_entries) if kinds[k] == PRESENT
+    ]
+    return _Plan(order, kept, kept_entries, index_kept, present_kept, runs, counters, replaced)
 
 
 def _replay(
@@ -342,16 +355,13 @@ def _replay(
                 data[start:stop],
                 [(plan.counters[first] | stripe_id, start, stop - start)],
             )
-    kept = [entries.lists[list_][i] for list_, i in (plan.order[p] for p in plan.kept)]
-    index_length = sum(length for _, kind, length, _ in kept if kind in INDEX_KINDS)
+    index_length = sum(lengths[p] for p in plan.index_kept)
     present_at = []
-    at = 0
-    for column, kind, length, _ in kept:
-        if kind == PRESENT:
-            present_at.append((column, at, at + length))
-        at += length
-    footer = _plain_footer(tail, stripe, entries, plan, [field for *_, field in kept])
-    return chunks, footer, index_length, present_at
+    if plan.present_kept:
+        at = list(accumulate((lengths[p] for p in plan.kept), initial=0))
+        present_at = [(column, at[k], at[k + 1]) for k, column in plan.present_kept]
+    fields = [entries.lists[list_][i][3] for list_, i in plan.kept_entries]
+    return chunks, _plain_footer(tail, stripe, entries, plan, fields), index_length, present_at
 
 
 def _plain_footer(
