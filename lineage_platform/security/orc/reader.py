@@ -351,9 +351,8 @@ class EncryptedOrcReader:
             self.last_read = stats = ReadStats()
             present: dict[int, dict[int, bytes]] = {}
             plain = self._rebuild_whole(keys, selected, stats, present)
-            statistics = self.stripe_statistics(
-                self._column_id(n) for n in names
-            )  # read once for both checks
+            # read once for both checks below
+            statistics = self.stripe_statistics(self._column_id(n) for n in names)
             ranged_names = ranged(self.tail, names)
             if ranged_names:
                 self._checked_table(plain, keys, selected, ranged_names)
