@@ -132,7 +132,11 @@ def decode(data: bytes) -> Message:
     fields: list[tuple[int, int, int | bytes]] = []
     pos, end = 0, len(data)
     while pos < end:
-        key, pos = read_varint(data, pos)
+        key = data[pos]
+        if key < 0x80:  # fields 1-15: one-byte keys, inline
+            pos += 1
+        else:
+            key, pos = read_varint(data, pos)
         number, wire = key >> 3, key & 7
         if wire == VARINT:
             if pos < end and data[pos] < 0x80:  # one-byte value, inline: most fields of ORC's footers
@@ -158,15 +162,45 @@ def decode(data: bytes) -> Message:
     return Message(fields)
 
 
+def varints(data: bytes) -> dict[int, int]:
+    """The fields of a message made of varints only (ORC's ``Stream``): field number -> value, the last value
+    winning as in protobuf; no ``Message`` is built. SecurityError on another wire type or a truncated field."""
+    fields: dict[int, int] = {}
+    pos, end = 0, len(data)
+    while pos < end:
+        key = data[pos]
+        if key < 0x80:  # fields 1-15: one-byte keys, inline
+            pos += 1
+        else:
+            key, pos = read_varint(data, pos)
+        if key & 7 != VARINT:
+            raise SecurityError(
+                f"field {key >> 3} has wire type {key & 7} where a varint belongs",
+                hint="the ORC metadata is corrupted",
+            )
+        if pos < end and data[pos] < 0x80:  # one-byte value, inline
+            fields[key >> 3] = data[pos]
+            pos += 1
+        else:
+            fields[key >> 3], pos = read_varint(data, pos)
+    return fields
+
+
+def bytes_field(number: int, value: bytes) -> bytes:
+    """One length-delimited field (key, length, ``value``) as stored."""
+    return encode_varint(number << 3 | BYTES) + encode_varint(len(value)) + value
+
+
 def encode(message: Message) -> bytes:
     """Serialise ``message`` (fields in their current order)."""
     out = bytearray()
     for number, wire, value in message.fields:
+        if wire == BYTES:
+            out += bytes_field(number, value)  # type: ignore[arg-type]
+            continue
         out += encode_varint(number << 3 | wire)
         if wire == VARINT:
             out += encode_varint(int(value))  # type: ignore[arg-type]
-        elif wire == BYTES:
-            out += encode_varint(len(value)) + value  # type: ignore[arg-type,operator]
         else:
             out += value  # type: ignore[operator]
     return bytes(out)

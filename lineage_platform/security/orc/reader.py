@@ -35,7 +35,7 @@ from lineage_platform.security.orc.statistics import (
     variant_stripe_statistics,
 )
 from lineage_platform.security.orc.tail import OrcTail, StripeInfo, read_tail
-from lineage_platform.security.orc.verify import check_stripe, check_stripe_presence, ranged
+from lineage_platform.security.orc.verify import check_stripe_presence, check_stripes, ranged
 
 # A stripe of which at most this share of the rows is wanted is read from those row groups only; ORC C++
 # decodes them through pyorc at ~250k rows/s, against ~5M rows/s for a whole stripe through pyarrow, so a
@@ -51,7 +51,8 @@ class EncryptedOrcReader:
         self.kms = kms
         self.keys: dict[int, VariantKeys] = {}
         self.last_read = ReadStats()  # what the latest ``read`` decrypted and decoded
-        self._statistics: tuple[frozenset[int], list[dict[int, ColumnStats]]] | None = None
+        # stripe statistics read so far: (unlocked roots, stripes in Metadata, column -> entry per stripe)
+        self._statistics: tuple[frozenset[int], int, dict[int, list[ColumnStats | None]]] | None = None
 
     @property
     def top_level_columns(self) -> list[str]:
@@ -92,28 +93,39 @@ class EncryptedOrcReader:
         """Whether ``column`` lies in the subtree of ``ancestor``."""
         return ancestor <= column <= self.tail.columns[ancestor].last_id
 
-    def stripe_statistics(self) -> list[dict[int, ColumnStats]]:
-        """Per stripe: column id -> statistics, clear for unlocked columns, masked otherwise (read once per
-        set of unlocked keys)."""
+    def stripe_statistics(self, columns: Iterable[int] | None = None) -> list[dict[int, ColumnStats]]:
+        """Per stripe: column id -> statistics of ``columns`` (default all), clear for unlocked columns,
+        masked otherwise (each column's read once per set of unlocked keys)."""
+        wanted = range(len(self.tail.columns)) if columns is None else list(columns)
         unlocked = frozenset(self.keys)
         if self._statistics is None or self._statistics[0] != unlocked:
-            self._statistics = unlocked, self._read_statistics()
-        return self._statistics[1]
+            self._statistics = unlocked, 0, {}
+        _, stripes, known = self._statistics
+        missing = [c for c in wanted if c not in known]
+        if missing:
+            stripes, read = self._read_statistics(missing)
+            known.update(read)
+            self._statistics = unlocked, stripes, known
+        return [{c: value for c in wanted if (value := known[c][i]) is not None} for i in range(stripes)]
 
-    def _read_statistics(self) -> list[dict[int, ColumnStats]]:
-        stats = [dict(enumerate(s)) for s in plain_stripe_statistics(self.tail)]
+    def _read_statistics(self, columns: list[int]) -> tuple[int, dict[int, list[ColumnStats | None]]]:
+        """(stripes in Metadata, column -> entry per stripe) for ``columns``: the clear entries of unlocked
+        variants' columns, the Metadata's (masked for encrypted columns) of the others."""
+        clear: dict[int, list[ColumnStats]] = {}
         for keys in self.keys.values():
-            for column, per_stripe in variant_stripe_statistics(
-                self.tail, keys.variant, keys.footer_key
-            ).items():
-                for stripe, value in zip(stats, per_stripe, strict=False):
-                    stripe[column] = value
-        return stats
+            inside = [c for c in columns if keys.variant.covers(c)]
+            if inside:
+                clear.update(variant_stripe_statistics(self.tail, keys.variant, keys.footer_key, inside))
+        plain = plain_stripe_statistics(self.tail, [c for c in columns if c not in clear])
+        stats = {c: [stripe.get(c) for stripe in plain] for c in columns if c not in clear}
+        for column, per_stripe in clear.items():
+            stats[column] = [per_stripe[i] if i < len(per_stripe) else None for i in range(len(plain))]
+        return len(plain), stats
 
     def stripes_for(self, where: str | None = None, rows: tuple[int, int] | None = None) -> list[int]:
         """Stripes that may hold rows in ``rows`` (start, stop) and rows matching ``where`` (by statistics)."""
         predicates = parse_where(where)
-        stats = self.stripe_statistics() if predicates else []
+        stats = self.stripe_statistics({self._column_id(p.column) for p in predicates}) if predicates else []
         out = []
         for stripe in self.tail.stripes:
             if rows and (stripe.first_row + stripe.rows <= rows[0] or stripe.first_row >= rows[1]):
@@ -209,16 +221,11 @@ class EncryptedOrcReader:
         """``columns`` of ``plain`` (the whole ``stripes`` rebuilt) decoded into Arrow, each stripe checked
         against its statistics."""
         try:
-            table = pa_orc.ORCFile(io.BytesIO(plain)).read(columns=columns)
+            table = pa_orc.ORCFile(pa.BufferReader(plain)).read(columns=columns)  # no Python file calls
         except DECODE_ERRORS as error:
             raise self._undecodable(keys, stripes, columns, error) from error
-        statistics = self.stripe_statistics()
-        start = 0
-        for number in stripes:
-            rows = self.tail.stripes[number].rows
-            if number < len(statistics):
-                check_stripe(self.tail, number, table.slice(start, rows), columns, statistics[number])
-            start += rows
+        statistics = self.stripe_statistics(self._column_id(n) for n in columns)
+        check_stripes(self.tail, stripes, table, columns, statistics)
         return table
 
     def _rebuild_whole(
@@ -344,10 +351,11 @@ class EncryptedOrcReader:
             self.last_read = stats = ReadStats()
             present: dict[int, dict[int, bytes]] = {}
             plain = self._rebuild_whole(keys, selected, stats, present)
+            # read once for both checks below
+            statistics = self.stripe_statistics(self._column_id(n) for n in names)
             ranged_names = ranged(self.tail, names)
             if ranged_names:
                 self._checked_table(plain, keys, selected, ranged_names)
-            statistics = self.stripe_statistics()
             others = [n for n in names if n not in ranged_names]
             for number in selected:
                 if number < len(statistics):

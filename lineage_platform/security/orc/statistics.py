@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,8 @@ from lineage_platform.security.orc.compression import decompress
 from lineage_platform.security.orc.crypto import FILE_STATISTICS, STRIPE_STATISTICS, ctr_decrypt, stream_iv
 from lineage_platform.security.orc.protowire import Message, decode
 from lineage_platform.security.orc.tail import OrcTail, Variant
+
+_TYPED = (2, 3, 4, 6, 7, 9)  # ColumnStatistics' typed parts: int, double, string, decimal, date, timestamp
 
 
 @dataclass(frozen=True)
@@ -59,24 +61,25 @@ def _millis(millis: int) -> datetime.datetime:
 def parse_column_statistics(message: Message) -> ColumnStats:
     """Decode one ``ColumnStatistics`` message (min/max of ints, doubles, strings, decimals, dates, timestamps)."""
     values, has_null = message.int(1), bool(message.int(10))
-    if (ints := message.message(2)) is not None:
-        return ColumnStats(values, has_null, ints.sint(1), ints.sint(2))
-    if (doubles := message.message(3)) is not None:
-        return ColumnStats(values, has_null, doubles.double(1), doubles.double(2))
-    if (strings := message.message(4)) is not None:
-        return ColumnStats(values, has_null, strings.optional_text(1), strings.optional_text(2))
-    if (decimals := message.message(6)) is not None:
-        low, high = decimals.optional_text(1), decimals.optional_text(2)
+    fields = {number: value for number, _, value in message.fields}  # the last value wins, as in protobuf
+    typed = next(((n, v) for n in _TYPED if isinstance(v := fields.get(n), bytes)), None)
+    if typed is None:
+        return ColumnStats(values, has_null)
+    number, sub = typed[0], decode(typed[1])
+    if number == 2:  # integers
+        return ColumnStats(values, has_null, sub.sint(1), sub.sint(2))
+    if number == 3:  # doubles
+        return ColumnStats(values, has_null, sub.double(1), sub.double(2))
+    if number == 4:  # strings
+        return ColumnStats(values, has_null, sub.optional_text(1), sub.optional_text(2))
+    if number == 6:  # decimals
+        low, high = sub.optional_text(1), sub.optional_text(2)
         return ColumnStats(
             values, has_null, _optional(low, decimal.Decimal), _optional(high, decimal.Decimal)
         )
-    if (dates := message.message(7)) is not None:
-        return ColumnStats(values, has_null, _optional(dates.sint(1), _days), _optional(dates.sint(2), _days))
-    if (stamps := message.message(9)) is not None:
-        return ColumnStats(
-            values, has_null, _optional(stamps.sint(3), _millis), _optional(stamps.sint(4), _millis)
-        )
-    return ColumnStats(values, has_null)
+    if number == 7:  # dates
+        return ColumnStats(values, has_null, _optional(sub.sint(1), _days), _optional(sub.sint(2), _days))
+    return ColumnStats(values, has_null, _optional(sub.sint(3), _millis), _optional(sub.sint(4), _millis))
 
 
 def plain_file_statistics(tail: OrcTail) -> list[ColumnStats]:
@@ -84,10 +87,20 @@ def plain_file_statistics(tail: OrcTail) -> list[ColumnStats]:
     return [parse_column_statistics(m) for m in tail.footer.messages(7)]
 
 
-def plain_stripe_statistics(tail: OrcTail) -> list[list[ColumnStats]]:
-    """Metadata statistics per stripe, per column id (masked values for encrypted columns)."""
-    metadata = decode(tail.metadata)
-    return [[parse_column_statistics(c) for c in stripe.messages(1)] for stripe in metadata.messages(1)]
+def plain_stripe_statistics(tail: OrcTail, columns: Collection[int]) -> list[dict[int, ColumnStats]]:
+    """Metadata statistics per stripe: column id -> statistics of ``columns`` (masked values for encrypted
+    columns); only those columns' entries are parsed."""
+    out = []
+    for stripe in decode(tail.metadata).messages(1):
+        entries = stripe.all(1)
+        out.append(
+            {
+                c: parse_column_statistics(decode(entries[c]))
+                for c in columns
+                if c < len(entries) and isinstance(entries[c], bytes)
+            }
+        )
+    return out
 
 
 def variant_file_statistics(tail: OrcTail, variant: Variant, footer_key: bytes) -> list[ColumnStats]:
@@ -114,18 +127,21 @@ def variant_file_statistics(tail: OrcTail, variant: Variant, footer_key: bytes) 
 
 
 def variant_stripe_statistics(
-    tail: OrcTail, variant: Variant, footer_key: bytes
+    tail: OrcTail, variant: Variant, footer_key: bytes, columns: Collection[int]
 ) -> dict[int, list[ColumnStats]]:
-    """Clear stripe statistics of the variant's columns: column id -> one entry per stripe."""
+    """Clear stripe statistics of the variant's ``columns``: column id -> one entry per stripe (only their
+    streams are read and decrypted)."""
     offset = tail.stripe_statistics_offset + sum(
         length for other in tail.variants[: variant.index] for _, length in other.stripe_statistics
     )
     out: dict[int, list[ColumnStats]] = {}
     with open(tail.path, "rb") as handle:
         for column, length in variant.stripe_statistics:
-            handle.seek(offset)
-            raw = handle.read(length)
             offset += length
+            if column not in columns:
+                continue
+            handle.seek(offset - length)
+            raw = handle.read(length)
             plain = ctr_decrypt(footer_key, stream_iv(column, STRIPE_STATISTICS, len(tail.stripes) + 1), raw)
             name = tail.columns[column].name
             message = decode(

@@ -7,6 +7,7 @@ the raw messages stay available for rewriting.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import BinaryIO
 
@@ -148,15 +149,20 @@ class OrcTail:
         """Rows per row group (ORC's default 10,000 when the footer does not say)."""
         return self.footer.int(8) or 10_000
 
+    @cached_property
+    def _by_name(self) -> dict[str, Column]:
+        """Columns by dotted path (the root struct, which has no name of its own, left out)."""
+        return {c.name: c for c in reversed(self.columns) if c.id}  # the first of equal names wins
+
     def variant_of(self, column: int) -> Variant | None:
         """The encryption variant holding ``column``, if any."""
         return next((v for v in self.variants if v.covers(column)), None)
 
     def column_named(self, name: str) -> Column:
         """The column with dotted path ``name``; SecurityError naming the known columns otherwise."""
-        for column in self.columns:
-            if column.name == name and column.id:
-                return column
+        column = self._by_name.get(name)
+        if column is not None:
+            return column
         known = ", ".join(c.name for c in self.columns if c.id and "." not in c.name)
         raise SecurityError(f"{self.path}: no column {name!r}", hint=f"columns: {known}")
 

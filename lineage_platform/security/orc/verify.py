@@ -5,7 +5,7 @@ For each top-level column of a whole stripe: the number of non-null values and, 
 statistics carry them (integers, floating point, strings, decimals, dates), the minimum and maximum must
 be those the writer recorded (clear statistics for unlocked columns, masked ones for masked columns).
 Timestamps (millisecond statistics) and compound columns are checked by count only; union columns not at
-all (Arrow's union arrays carry no nulls of their own). ``check_stripe`` takes the values decoded into
+all (Arrow's union arrays carry no nulls of their own). ``check_stripes`` takes the values decoded into
 Arrow; ``check_stripe_presence`` counts the non-null values from a column's PRESENT stream (ORC's bit
 stream, byte-RLE encoded, from which ORC C++ takes the nulls), for the Python-rows path, where only ranged
 columns are decoded into Arrow.
@@ -14,8 +14,10 @@ columns are decoded into Arrow.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from itertools import accumulate, pairwise
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -41,14 +43,32 @@ _RANGED = frozenset(
 )
 
 
-def check_stripe(
-    tail: OrcTail, stripe: int, table: pa.Table, names: Sequence[str], stats: Mapping[int, ColumnStats]
+def check_stripes(
+    tail: OrcTail,
+    stripes: Sequence[int],
+    table: pa.Table,
+    names: Sequence[str],
+    statistics: Sequence[Mapping[int, ColumnStats]],
 ) -> None:
-    """Raise SecurityError naming the stripe and column when ``table`` (the decoded rows of one whole stripe)
-    disagrees with the stripe's statistics ``stats`` (column id -> statistics; missing ones are not checked)."""
+    """Raise SecurityError naming the stripe and column when ``table`` (the decoded rows of the whole
+    ``stripes``, one after another) disagrees with a stripe's statistics (``statistics[stripe]``: column id ->
+    statistics; missing ones are not checked). The minimum and maximum of an integer column without nulls come
+    from one numpy pass over every stripe, the others' per stripe."""
+    rows = [tail.stripes[n].rows for n in stripes]
+    starts = list(accumulate(rows, initial=0))
     for name in names:
         values = table.column(name)
-        _check(tail, stripe, name, stats, len(values) - values.null_count, lambda v=values: _arrow_bounds(v))
+        integers = _integer_bounds(values, starts) if pa.types.is_integer(values.type) else None
+        for k, number in enumerate(stripes):
+            if number >= len(statistics):
+                continue
+            part = values.slice(starts[k], rows[k])
+            bounds = (
+                (lambda k=k, found=integers: found[k])
+                if integers
+                else (lambda part=part: _arrow_bounds(part))
+            )
+            _check(tail, number, name, statistics[number], len(part) - part.null_count, bounds)
 
 
 def ranged(tail: OrcTail, names: Sequence[str]) -> list[str]:
@@ -63,7 +83,7 @@ def check_stripe_presence(
     stats: Mapping[int, ColumnStats],
     present: Mapping[int, bytes],
 ) -> None:
-    """``check_stripe``'s count of non-null values for ``names`` of one whole stripe, read from the columns'
+    """``check_stripes``' count of non-null values for ``names`` of one whole stripe, read from the columns'
     PRESENT streams (clear, still compressed, by column id; no stream: no nulls) where ORC C++ takes them
     from, without decoding the values."""
     rows = tail.stripes[stripe].rows
@@ -98,6 +118,16 @@ def set_bits(data: bytes, bits: int, what: str) -> int:
             hint="the file is corrupted; restore it from a good copy",
         )
     return (int.from_bytes(out[:needed], "big") >> (needed * 8 - bits)).bit_count()
+
+
+def _integer_bounds(values: pa.ChunkedArray, starts: list[int]) -> list[tuple[int, int]] | None:
+    """(minimum, maximum) of each run of rows from ``starts[i]`` to ``starts[i + 1]`` of an integer column, in
+    one numpy pass; None when the column has nulls or an empty run (those are checked per stripe)."""
+    if values.null_count or len(starts) < 2 or any(a == b for a, b in pairwise(starts)):
+        return None
+    array = values.to_numpy()
+    lows, highs = np.minimum.reduceat(array, starts[:-1]), np.maximum.reduceat(array, starts[:-1])
+    return list(zip(lows.tolist(), highs.tolist(), strict=True))
 
 
 def _arrow_bounds(values: pa.ChunkedArray) -> tuple[Any, Any]:

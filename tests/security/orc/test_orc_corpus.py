@@ -9,8 +9,11 @@ from pathlib import Path
 from fuzz_worker import SOURCE, run
 from orc_mutants import mutate
 from orc_test_data import ENCRYPTED
+from write_corpus import TEST_KEYS
 
 from lineage_platform.cli import invoke
+from lineage_platform.security.kms import LocalKeyStore
+from lineage_platform.security.orc import EncryptedOrcReader
 from lineage_platform.security.orc.plain import read_stripe_bytes, read_stripe_footer
 from lineage_platform.security.orc.tail import read_tail
 
@@ -78,3 +81,21 @@ def test_decoded_values_are_checked_against_the_stripe_statistics(policy: Path) 
     [report] = run([{"kind": "flip", "at": 170316, "xor": 68, "region": "stripe 2 encrypted data"}], policy)
     assert report["outcome"] == "error", report
     assert "mutant.orc: stripe 2, column ssn: the decoded data does not match the file" in report["message"]
+
+
+def test_statistics_of_some_columns_are_read_alone_and_clear_once_unlocked(tmp_path: Path) -> None:
+    def reader(unlock: bool) -> EncryptedOrcReader:
+        store = LocalKeyStore(LocalKeyStore.write(tmp_path / "keys.json", TEST_KEYS))
+        opened = EncryptedOrcReader(SOURCE, store)
+        if unlock:
+            opened.unlock(ENCRYPTED)
+        return opened
+
+    every = reader(True).stripe_statistics()
+    ssn, name = reader(True).tail.column_named("ssn").id, reader(True).tail.column_named("name").id
+    some = reader(True).stripe_statistics([ssn, name])  # only these two are parsed and decrypted
+    assert some == [{c: stripe[c] for c in (ssn, name)} for stripe in every]
+    masked = reader(False).stripe_statistics([ssn, name])
+    assert [s[name] for s in masked] == [s[name] for s in some]  # unencrypted: the Metadata's entries
+    assert all(s[ssn].maximum is None for s in masked)  # ORC's nullify mask: no values
+    assert all(s[ssn].values > 0 and s[ssn].maximum is not None for s in some)  # the writer's clear ones

@@ -18,9 +18,26 @@ from lineage_platform.security.kms import HadoopKms, LocalKeyStore, kms_from_url
 from lineage_platform.security.kms.hadoop import KmsUnavailableError, base_url
 from lineage_platform.security.orc.authorise import permitted_columns, table_of
 from lineage_platform.security.orc.compression import decompress, store_original
-from lineage_platform.security.orc.crypto import ctr_decrypt, key_length, stream_iv, unwrap_local_key
+from lineage_platform.security.orc.crypto import (
+    CtrCipher,
+    ctr_decrypt,
+    key_length,
+    stream_counter,
+    stream_iv,
+    unwrap_local_key,
+)
 from lineage_platform.security.orc.encrypt_table import EncryptionRule, plan_encryption
-from lineage_platform.security.orc.protowire import Message, decode, encode, read_varint, zigzag
+from lineage_platform.security.orc.plain import stream_entries
+from lineage_platform.security.orc.protowire import (
+    BYTES,
+    Message,
+    bytes_field,
+    decode,
+    encode,
+    read_varint,
+    varints,
+    zigzag,
+)
 from lineage_platform.security.orc.verify import set_bits
 from lineage_platform.security.policy import Grant, PolicyStore
 
@@ -52,6 +69,34 @@ def test_decrypting_from_an_offset_equals_slicing_the_whole_stream(offset: int) 
     encryptor = Cipher(algorithms.AES(key), modes.CTR(iv)).encryptor()
     cipher = encryptor.update(plain) + encryptor.finalize()
     assert ctr_decrypt(key, iv, cipher[offset:], offset) == plain[offset:]
+
+
+def _aes_ctr(key: bytes, counter: int, data: bytes, offset: int) -> bytes:
+    """The reference: ``cryptography``'s AES-CTR from the stream's start, sliced at ``offset``."""
+    decryptor = Cipher(algorithms.AES(key), modes.CTR(counter.to_bytes(16, "big"))).decryptor()
+    return (decryptor.update(bytes(offset) + data) + decryptor.finalize())[offset:]
+
+
+@pytest.mark.parametrize("size", [16, 32])
+def test_one_cipher_deciphers_many_streams_in_one_call_as_aes_ctr_does(size: int) -> None:
+    key = os.urandom(size)
+    pieces = [
+        (stream_counter(7, 1, 3), 0, 1000),  # a whole stream
+        (stream_counter(7, 2, 3), 0, 0),  # an empty one
+        (stream_counter(8, 6, 3), 37, 5),  # a window inside a block
+        (stream_counter(9, 1, 3), 4096, 33),  # a window from a later block
+        ((1 << 64) - 2, 16, 70),  # the low 64 bits carry into the high ones
+        ((1 << 128) - 1, 0, 48),  # the 128-bit counter wraps to zero
+    ]
+    data = os.urandom(sum(length for _, _, length in pieces))
+    expected, at = b"", 0
+    for counter, offset, length in pieces:
+        expected += _aes_ctr(key, counter, data[at : at + length], offset)
+        at += length
+    cipher = CtrCipher(key)
+    assert cipher.decrypt(data, pieces) == expected
+    assert cipher.decrypt(data[:1000], pieces[:1]) == expected[:1000]  # the context is reused
+    assert stream_iv(7, 1, 3) == stream_counter(7, 1, 3).to_bytes(16, "big")
 
 
 def test_counter_carries_across_the_low_64_bits() -> None:
@@ -203,3 +248,40 @@ def test_varints_of_one_and_several_bytes_decode_alike() -> None:
     ]
     with pytest.raises(SecurityError, match="truncated protobuf varint"):
         decode(bytes([0x08, 0x96]))
+
+
+def test_varint_only_messages_decode_to_a_dict_and_refuse_other_wire_types() -> None:
+    stream = encode(Message().with_fields([(1, 6), (2, 300), (3, 1 << 40), (2, 5)]))
+    assert varints(stream) == {1: 6, 2: 5, 3: 1 << 40}  # the last value wins, as in protobuf
+    with pytest.raises(SecurityError, match="field 2 has wire type 2 where a varint belongs"):
+        varints(encode(Message().with_fields([(1, 6), (2, b"x")])))
+    with pytest.raises(SecurityError, match="truncated protobuf varint"):
+        varints(bytes([0x08, 0x96]))
+
+
+def test_stream_entries_of_every_shape_parse_as_the_protobuf_decoder_reads_them() -> None:
+    shaped = (
+        [(1, 6), (2, 3), (3, 20)],
+        [(1, 9), (3, 1 << 20)],
+        [(1, 1), (2, 200), (3, 7)],
+    )  # placeholder: no column
+    other = (
+        [(3, 9), (1, 1), (2, 4)],
+        [(1, 0), (2, 1), (3, 2), (7, 1)],
+    )  # fields out of order; an unknown field
+    messages = [encode(Message().with_fields(f)) for f in (*shaped, *other)]
+    encoding = encode(Message().with_fields([(1, 2)]))
+    footer = (
+        b"".join(bytes_field(1, m) for m in messages[:4])
+        + bytes_field(2, encoding)
+        + bytes_field(1, messages[4])
+    )
+    entries, rest = stream_entries(footer)
+    expected = []
+    for message in messages:
+        fields = varints(message)
+        expected.append((fields.get(2, 0), fields.get(1, 0), fields.get(3, 0), bytes_field(1, message)))
+    assert entries == expected
+    assert rest.fields == [(2, BYTES, encoding)]
+    longer = messages[0] + bytes([4 << 3, 1])  # the usual shape, then an unknown field 4: size 8, not 6
+    assert stream_entries(bytes_field(1, longer))[0] == [(3, 6, 20, bytes_field(1, longer))]
