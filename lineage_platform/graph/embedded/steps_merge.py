@@ -10,7 +10,7 @@ from gremlin_python.structure.graph import Element
 
 from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.access import lookup
-from lineage_platform.graph.embedded.memgraph import EdgeRec, VertexPropRec, VertexRec
+from lineage_platform.graph.embedded.memgraph import MISSING, EdgeRec, VertexPropRec, VertexRec
 from lineage_platform.graph.embedded.pipeline import SEED, Compiler, StepCall, StepFn, Trav, as_bytecode, step
 from lineage_platform.graph.embedded.steps_graph import set_property
 from lineage_platform.graph.embedded.values import gremlin_eq
@@ -82,11 +82,9 @@ def _matches_properties(element: Any, search: dict[Any, Any]) -> bool:
             if isinstance(expected, CardinalityValue):
                 expected = expected.source_instructions[0][2]
             if isinstance(element, VertexRec):
-                if not any(gremlin_eq(vp.value, expected) for vp in element.props.get(key, ())):
+                if not any(gremlin_eq(vp.value, expected) for vp in element.props_of(key)):
                     return False
-            elif (
-                not element.props or key not in element.props or not gremlin_eq(element.props[key], expected)
-            ):
+            elif (found := element.prop(key)) is MISSING or not gremlin_eq(found, expected):
                 return False
     return True
 
@@ -227,9 +225,9 @@ def _edge_candidates(c: Compiler, ends: dict[Any, VertexRec], label: Any) -> Ite
     if not adjacencies:
         return list(c.graph.edges.values())
     if label is not None:
-        return list(min((a.get(label, {}) for a in adjacencies), key=len).values())
+        return list(min((a.get(label, ()) for a in adjacencies), key=len))
     buckets = min(adjacencies, key=lambda a: sum(len(bucket) for bucket in a.values()))
-    return [e for bucket in buckets.values() for e in bucket.values()]
+    return [e for bucket in buckets.values() for e in bucket]
 
 
 @step("mergeE")
