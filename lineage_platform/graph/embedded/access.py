@@ -48,7 +48,7 @@ def values_of(obj: Any, keys: tuple[str, ...], step_name: str = "values") -> Ite
             for vp in obj.props_of(keys[0]):
                 yield vp.value
             return
-        for key in keys or tuple(obj.props):
+        for key in keys or obj.keys:
             for vp in obj.props_of(key):
                 yield vp.value
         return

@@ -29,33 +29,37 @@ if TYPE_CHECKING:
 Op = tuple
 _SUPPORTED_SCALARS = (str, int, float, bool, bytes)
 _SUPPORTED_OBJECTS = (datetime.datetime, datetime.date, datetime.timedelta, decimal.Decimal, uuid.UUID)
-NOTHING: Any = MappingProxyType({})  # the shared, read-only "no properties / no edges" of a vertex
+NOTHING: Any = MappingProxyType({})  # the shared, read-only "no edges" of a vertex
+NO_VALUES: Any = ()  # the shared "no property values" of a vertex
 MISSING = object()  # EdgeRec.prop()'s default: tells an absent key from any stored value
 
 
 class VertexRec:
-    """A stored vertex: id, label, properties (key -> VertexPropRec, or a list of them when the key holds several
-    values) and adjacency (edge label -> list of EdgeRec, out and in); ``NOTHING`` while empty."""
+    """A stored vertex: id, label, properties and adjacency (edge label -> list of EdgeRec, out and in; ``NOTHING``
+    while empty). Property keys are ``keys`` (a tuple shared by the vertices with the same keys), and ``vals`` holds
+    per key its VertexPropRec, or a list of them when the key holds several values."""
 
-    __slots__ = ("id", "label", "props", "out_e", "in_e")
+    __slots__ = ("id", "label", "keys", "vals", "out_e", "in_e")
 
     def __init__(self, vid: Any, label: str) -> None:
         self.id = vid
         self.label = label
-        self.props: dict[str, VertexPropRec | list[VertexPropRec]] = NOTHING
+        self.keys: tuple[str, ...] = ()
+        self.vals: list[VertexPropRec | list[VertexPropRec]] = NO_VALUES
         self.out_e: dict[str, list[EdgeRec]] = NOTHING
         self.in_e: dict[str, list[EdgeRec]] = NOTHING
 
     def props_of(self, key: str) -> Sequence[VertexPropRec]:
         """The values of one property key, in insertion order (empty when the key is absent)."""
-        found = self.props.get(key)
-        if found is None:
+        keys = self.keys
+        if key not in keys:
             return ()
+        found = self.vals[keys.index(key)]
         return (found,) if type(found) is VertexPropRec else found
 
     def all_props(self) -> Iterator[VertexPropRec]:
         """Every vertex property, grouped by key in the order the keys were first set."""
-        for found in self.props.values():
+        for found in self.vals:
             if type(found) is VertexPropRec:
                 yield found
             else:
@@ -81,10 +85,8 @@ class EdgeRec:
 
     def prop(self, key: str, default: Any = MISSING) -> Any:
         """The value of property ``key``, or ``default`` when the edge has none."""
-        try:
-            return self.vals[self.keys.index(key)]
-        except ValueError:
-            return default
+        keys = self.keys
+        return self.vals[keys.index(key)] if key in keys else default
 
     @property
     def props(self) -> dict[str, Any]:
@@ -202,7 +204,7 @@ class MemGraph:
         self.indexes: dict[str, dict[Hashable, VertexRec | dict[Any, VertexRec]]] = {
             k: {} for k in self.indexed_keys
         }
-        self._key_tuples: dict[tuple[str, ...], tuple[str, ...]] = {(): ()}  # edge key tuples, shared
+        self._key_tuples: dict[tuple[str, ...], tuple[str, ...]] = {(): ()}  # element key tuples, shared
         self.next_id = 0
         self._undo: list[Callable[[], None]] = []
         self._redo: list[Op] = []
@@ -369,13 +371,17 @@ class MemGraph:
         self._unlink_edge(e)
         self._log(("dropE", e.id), lambda: self._link_edge(e))
 
+    def shared_keys(self, keys: tuple[str, ...]) -> tuple[str, ...]:
+        """The one tuple of these (interned) keys that every element with exactly these keys holds."""
+        shared = self._key_tuples.get(keys)
+        if shared is None:
+            shared = self._key_tuples[keys] = tuple(sys.intern(key) for key in keys)
+        return shared
+
     def _set_edge_props(self, e: EdgeRec, keys: tuple[str, ...], vals: tuple[Any, ...]) -> Callable[[], None]:
         """Give ``e`` these keys (shared with other edges) and values; return the undo."""
         old_keys, old_vals = e.keys, e.vals
-        shared = self._key_tuples.get(keys)
-        if shared is None:
-            shared = self._key_tuples[keys] = keys
-        e.keys, e.vals = shared, vals
+        e.keys, e.vals = self.shared_keys(keys), vals
 
         def undo() -> None:
             e.keys, e.vals = old_keys, old_vals
@@ -391,7 +397,7 @@ class MemGraph:
         try:
             at = keys.index(key)
         except ValueError:
-            undo = self._set_edge_props(e, (*keys, sys.intern(key)), (*vals, value))
+            undo = self._set_edge_props(e, (*keys, key), (*vals, value))
         else:
             undo = self._set_edge_props(e, keys, (*vals[:at], value, *vals[at + 1 :]))
         self._log(("setEP", e.id, key, value), undo)
@@ -438,18 +444,22 @@ class MemGraph:
     def _link_vp(self, vp: VertexPropRec, position: int = -1) -> None:
         """Add ``vp`` to its vertex (at ``position`` among its key's values; -1 = last) and to the index."""
         v, key = vp.vertex, vp.key
-        if v.props is NOTHING:
-            v.props = {}
-        found = v.props.get(key)
-        if found is None:
-            v.props[key] = vp
+        keys = v.keys
+        if key not in keys:
+            v.keys = self.shared_keys((*keys, key))
+            if keys:
+                v.vals.append(vp)
+            else:
+                v.vals = [vp]
         else:
+            at = keys.index(key)
+            found = v.vals[at]
             values = [found] if type(found) is VertexPropRec else found
             if position < 0:
                 values.append(vp)
             else:
                 values.insert(position, vp)
-            v.props[key] = values
+            v.vals[at] = values
         if key in self.indexed_keys:
             self._index(key, vp.value, v)
 
@@ -467,16 +477,17 @@ class MemGraph:
 
     def _unlink_vp(self, vp: VertexPropRec) -> None:
         v, key = vp.vertex, vp.key
-        props = v.props
-        found = props[key]
+        at = v.keys.index(key)
+        found = v.vals[at]
         if found is vp:
-            del props[key]
-            if not props:
-                v.props = NOTHING
+            v.keys = self.shared_keys(v.keys[:at] + v.keys[at + 1 :])
+            del v.vals[at]
+            if not v.keys:
+                v.vals = NO_VALUES
         else:
             found.remove(vp)  # type: ignore[union-attr]
-            if len(found) == 1:
-                props[key] = found[0]
+            if len(found) == 1:  # type: ignore[arg-type]
+                v.vals[at] = found[0]  # type: ignore[index]
         if key in self.indexed_keys:
             ikey = index_key(vp.value)
             if any(index_key(other.value) == ikey for other in v.props_of(key)):
@@ -611,31 +622,30 @@ class MemGraph:
                 bucket = by_label[v.label] = {}
             bucket[vid] = v
         indexed = self.indexed_keys
+        shared_keys = self.shared_keys
         for vid, vpid, key, value, meta in vprops:
             v = by_id[vid]
             vp = VertexPropRec(vpid, intern(key), value, v)
             if meta is not None:
                 vp.meta = meta
-            if v.props is NOTHING:
-                v.props = {vp.key: vp}
-            elif vp.key not in v.props:
-                v.props[vp.key] = vp
+            keys = v.keys
+            if not keys:
+                v.keys = shared_keys((vp.key,))
+                v.vals = [vp]
+            elif key not in keys:
+                v.keys = shared_keys((*keys, vp.key))
+                v.vals.append(vp)
             else:
                 self._link_vp(vp)  # a second value of the key
                 continue
             if key in indexed:
                 self._index(key, value, v)
         all_edges = self.edges
-        key_tuples = self._key_tuples
         for eid, label, out_id, in_id, props in edges:
             out_v, in_v = by_id[out_id], by_id[in_id]
             e = all_edges[eid] = EdgeRec(eid, intern(label), out_v, in_v)
             if props:
-                keys = tuple(props)
-                shared = key_tuples.get(keys)
-                if shared is None:
-                    shared = key_tuples[keys] = tuple(intern(key) for key in keys)
-                e.keys, e.vals = shared, tuple(props.values())
+                e.keys, e.vals = shared_keys(tuple(props)), tuple(props.values())
             label = e.label
             adjacency = out_v.out_e
             if adjacency is NOTHING:

@@ -161,7 +161,7 @@ def compile_element_map(call: StepCall, c: Compiler) -> StepFn:
     def element_map(obj: Any) -> dict[Any, Any]:
         if type(obj) is VertexRec:  # the common case, without building property records
             out = {T.id: obj.id, T.label: obj.label}
-            for key in keys or obj.props:
+            for key in keys or obj.keys:
                 values = obj.props_of(key)
                 if values and key not in out:
                     out[key] = values[0].value

@@ -123,6 +123,7 @@ def test_shared_index_value_survives_dropping_one_holder() -> None:
     vp_a = graph.add_vertex_property(a, "name", "orders")
     graph.add_vertex_property(b, "name", "orders")
     graph.commit_changes()
+    assert a.keys is b.keys  # one key tuple for every vertex with the same keys
     graph.begin_changes()
     graph.drop_vertex_property(vp_a)
     assert list(graph.vertices_with("name", "orders") or ()) == [b]
