@@ -205,6 +205,9 @@ class MemGraph:
             k: {} for k in self.indexed_keys
         }
         self._key_tuples: dict[tuple[str, ...], tuple[str, ...]] = {(): ()}  # element key tuples, shared
+        self._key_added: dict[
+            tuple[int, str], tuple[str, ...]
+        ] = {}  # (id of a shared tuple, key) -> shared tuple
         self.next_id = 0
         self._undo: list[Callable[[], None]] = []
         self._redo: list[Op] = []
@@ -378,10 +381,18 @@ class MemGraph:
             shared = self._key_tuples[keys] = tuple(sys.intern(key) for key in keys)
         return shared
 
+    def _keys_plus(self, keys: tuple[str, ...], key: str) -> tuple[str, ...]:
+        """The shared tuple of the shared tuple ``keys`` plus ``key`` (cached: the hot path of adding properties)."""
+        step = (id(keys), key)
+        added = self._key_added.get(step)
+        if added is None:
+            added = self._key_added[step] = self.shared_keys((*keys, key))
+        return added
+
     def _set_edge_props(self, e: EdgeRec, keys: tuple[str, ...], vals: tuple[Any, ...]) -> Callable[[], None]:
-        """Give ``e`` these keys (shared with other edges) and values; return the undo."""
+        """Give ``e`` these keys (a shared tuple) and values; return the undo."""
         old_keys, old_vals = e.keys, e.vals
-        e.keys, e.vals = self.shared_keys(keys), vals
+        e.keys, e.vals = keys, vals
 
         def undo() -> None:
             e.keys, e.vals = old_keys, old_vals
@@ -397,7 +408,7 @@ class MemGraph:
         try:
             at = keys.index(key)
         except ValueError:
-            undo = self._set_edge_props(e, (*keys, key), (*vals, value))
+            undo = self._set_edge_props(e, self._keys_plus(keys, key), (*vals, value))
         else:
             undo = self._set_edge_props(e, keys, (*vals[:at], value, *vals[at + 1 :]))
         self._log(("setEP", e.id, key, value), undo)
@@ -407,7 +418,8 @@ class MemGraph:
         if key not in e.keys:
             return
         at = e.keys.index(key)
-        undo = self._set_edge_props(e, e.keys[:at] + e.keys[at + 1 :], e.vals[:at] + e.vals[at + 1 :])
+        keys = self.shared_keys(e.keys[:at] + e.keys[at + 1 :])
+        undo = self._set_edge_props(e, keys, e.vals[:at] + e.vals[at + 1 :])
         self._log(("dropEP", e.id, key), undo)
 
     # ---------------------------------------------------------------- vertex properties
@@ -446,7 +458,7 @@ class MemGraph:
         v, key = vp.vertex, vp.key
         keys = v.keys
         if key not in keys:
-            v.keys = self.shared_keys((*keys, key))
+            v.keys = self._keys_plus(keys, key)
             if keys:
                 v.vals.append(vp)
             else:
@@ -622,19 +634,20 @@ class MemGraph:
                 bucket = by_label[v.label] = {}
             bucket[vid] = v
         indexed = self.indexed_keys
-        shared_keys = self.shared_keys
+        keys_plus, key_added, shared_keys = self._keys_plus, self._key_added, self.shared_keys
         for vid, vpid, key, value, meta in vprops:
             v = by_id[vid]
             vp = VertexPropRec(vpid, intern(key), value, v)
             if meta is not None:
                 vp.meta = meta
             keys = v.keys
-            if not keys:
-                v.keys = shared_keys((vp.key,))
-                v.vals = [vp]
-            elif key not in keys:
-                v.keys = shared_keys((*keys, vp.key))
-                v.vals.append(vp)
+            if key not in keys:
+                added = key_added.get((id(keys), key)) or keys_plus(keys, key)
+                if keys:
+                    v.keys = added
+                    v.vals.append(vp)
+                else:
+                    v.keys, v.vals = added, [vp]
             else:
                 self._link_vp(vp)  # a second value of the key
                 continue
