@@ -1,11 +1,11 @@
 """The in-memory property graph the embedded engine executes against.
 
 Elements are small ``__slots__`` records kept compact, because a warehouse's graph holds millions of them (see the
-package README's "Memory" section for the measurements behind each choice): a vertex's single-valued property is
-its ``VertexPropRec`` itself (a list only once a key holds several values), a vertex without properties or edges
-in a direction shares one empty read-only mapping, each edge label's adjacency is a list, an edge keeps its
-property keys as a tuple shared by every edge with the same keys (interned) and its values as a tuple, an
-exact-value index entry holding one vertex is that vertex, and labels and keys are interned strings. The graph
+package README's "Memory" section for the measurements behind each choice): a vertex or edge keeps its property
+keys as one tuple shared by every element with the same keys, beside its values; a vertex's single-valued property
+is its ``VertexPropRec`` itself (a list only once a key holds several values); a vertex without edges in a
+direction shares one empty read-only mapping, and each edge label's adjacency is a list; an exact-value index
+entry holding one vertex is that vertex; labels and keys are interned strings. The graph
 keeps a label index and exact-value indexes for the configured keys. Every write is recorded twice while a change
 set is open: an undo closure (so a rollback restores the graph) and a redo op tuple (handed to the durable log on
 commit; the op shapes are documented in ``apply``).
@@ -205,9 +205,9 @@ class MemGraph:
             k: {} for k in self.indexed_keys
         }
         self._key_tuples: dict[tuple[str, ...], tuple[str, ...]] = {(): ()}  # element key tuples, shared
-        self._key_added: dict[
-            tuple[int, str], tuple[str, ...]
-        ] = {}  # (id of a shared tuple, key) -> shared tuple
+        # (id of a shared key tuple, key) -> the shared tuple with that key added; ids stay valid because
+        # _key_tuples keeps every shared tuple alive (one per distinct key set, not per element)
+        self._key_added: dict[tuple[int, str], tuple[str, ...]] = {}
         self.next_id = 0
         self._undo: list[Callable[[], None]] = []
         self._redo: list[Op] = []
@@ -615,8 +615,7 @@ class MemGraph:
             (v.id, vp.id, vp.key, vp.value, vp.meta) for v in self.vertices.values() for vp in v.all_props()
         ]
         edges = [
-            (e.id, e.label, e.out_v.id, e.in_v.id, dict(zip(e.keys, e.vals)) if e.keys else None)
-            for e in self.edges.values()
+            (e.id, e.label, e.out_v.id, e.in_v.id, e.props if e.keys else None) for e in self.edges.values()
         ]
         return (1, self.next_id, vertices, vprops, edges)
 
