@@ -75,13 +75,21 @@ class EdgeRec:
 
     __slots__ = ("id", "label", "out_v", "in_v", "keys", "vals")
 
-    def __init__(self, eid: Any, label: str, out_v: VertexRec, in_v: VertexRec) -> None:
+    def __init__(
+        self,
+        eid: Any,
+        label: str,
+        out_v: VertexRec,
+        in_v: VertexRec,
+        keys: tuple[str, ...] = (),
+        vals: tuple[Any, ...] = (),
+    ) -> None:
         self.id = eid
         self.label = label
         self.out_v = out_v
         self.in_v = in_v
-        self.keys: tuple[str, ...] = ()
-        self.vals: tuple[Any, ...] = ()
+        self.keys = keys
+        self.vals = vals
 
     def prop(self, key: str, default: Any = MISSING) -> Any:
         """The value of property ``key``, or ``default`` when the edge has none."""
@@ -652,13 +660,16 @@ class MemGraph:
                 continue
             if key in indexed:
                 self._index(key, value, v)
-        all_edges = self.edges
+        all_edges, key_tuples = self.edges, self._key_tuples
         for eid, label, out_id, in_id, props in edges:
             out_v, in_v = by_id[out_id], by_id[in_id]
-            e = all_edges[eid] = EdgeRec(eid, intern(label), out_v, in_v)
+            label = intern(label)
             if props:
-                e.keys, e.vals = shared_keys(tuple(props)), tuple(props.values())
-            label = e.label
+                keys = tuple(props)
+                keys = key_tuples.get(keys) or shared_keys(keys)
+                e = all_edges[eid] = EdgeRec(eid, label, out_v, in_v, keys, tuple(props.values()))
+            else:
+                e = all_edges[eid] = EdgeRec(eid, label, out_v, in_v)
             adjacency = out_v.out_e
             if adjacency is NOTHING:
                 out_v.out_e = {label: [e]}
