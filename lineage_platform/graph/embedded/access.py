@@ -9,28 +9,31 @@ from gremlin_python.process.traversal import T
 from gremlin_python.structure.graph import Element
 
 from lineage_platform.errors import TraversalError
-from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPropRec, VertexRec
+from lineage_platform.graph.embedded.memgraph import MISSING, EdgeRec, PropRec, VertexPropRec, VertexRec
 
 
 def properties_of(obj: Any, keys: tuple[str, ...], step_name: str) -> Iterator[VertexPropRec | PropRec]:
     """properties(keys): vertex properties of a vertex, properties of an edge, meta-properties of a vertex property."""
     if isinstance(obj, VertexRec):
         if not keys:
-            for values in obj.props.values():
-                yield from values
+            yield from obj.all_props()
             return
         for key in keys:
-            values = obj.props.get(key)
-            if values:
-                yield from values
+            yield from obj.props_of(key)
         return
-    if isinstance(obj, (EdgeRec, VertexPropRec)):
-        props = obj.props if isinstance(obj, EdgeRec) else obj.meta
-        if not props:
+    if isinstance(obj, EdgeRec):
+        for key in keys or obj.keys:
+            value = obj.prop(key)
+            if value is not MISSING:
+                yield PropRec(key, value, obj)
+        return
+    if isinstance(obj, VertexPropRec):
+        meta = obj.meta
+        if not meta:
             return
-        for key in keys or tuple(props):
-            if key in props:
-                yield PropRec(key, props[key], obj)
+        for key in keys or tuple(meta):
+            if key in meta:
+                yield PropRec(key, meta[key], obj)
         return
     raise TraversalError(
         f"{step_name}() needs a graph element but got {type(obj).__name__} {obj!r}",
@@ -41,15 +44,12 @@ def properties_of(obj: Any, keys: tuple[str, ...], step_name: str) -> Iterator[V
 def values_of(obj: Any, keys: tuple[str, ...], step_name: str = "values") -> Iterator[Any]:
     """values(keys): property values of an element (fast path without building property records)."""
     if isinstance(obj, VertexRec):
-        props = obj.props
         if len(keys) == 1:
-            values = props.get(keys[0])
-            if values:
-                for vp in values:
-                    yield vp.value
+            for vp in obj.props_of(keys[0]):
+                yield vp.value
             return
-        for key in keys or tuple(props):
-            for vp in props.get(key, ()):
+        for key in keys or obj.keys:
+            for vp in obj.props_of(key):
                 yield vp.value
         return
     if isinstance(obj, dict) and keys:

@@ -1,17 +1,24 @@
 """The in-memory property graph the embedded engine executes against.
 
-Elements are small ``__slots__`` records; each vertex keeps its adjacency per edge label (out and in), the graph keeps
-a label index and exact-value indexes for the configured keys. Every write is recorded twice while a change set is
-open: an undo closure (so a rollback restores the graph) and a redo op tuple (handed to the durable log on commit;
-the op shapes are documented in ``apply``).
+Elements are small ``__slots__`` records kept compact, because a warehouse's graph holds millions of them (see the
+package README's "Memory" section for the measurements behind each choice): a vertex or edge keeps its property
+keys as one tuple shared by every element with the same keys, beside its values; a vertex's single-valued property
+is its ``VertexPropRec`` itself (a list only once a key holds several values); a vertex without edges in a
+direction shares one empty read-only mapping, and each edge label's adjacency is a list; an exact-value index
+entry holding one vertex is that vertex; labels and keys are interned strings. The graph
+keeps a label index and exact-value indexes for the configured keys. Every write is recorded twice while a change
+set is open: an undo closure (so a rollback restores the graph) and a redo op tuple (handed to the durable log on
+commit; the op shapes are documented in ``apply``).
 """
 
 from __future__ import annotations
 
 import datetime
 import decimal
+import sys
 import uuid
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from lineage_platform.errors import ConstraintViolation, TraversalError
@@ -22,35 +29,77 @@ if TYPE_CHECKING:
 Op = tuple
 _SUPPORTED_SCALARS = (str, int, float, bool, bytes)
 _SUPPORTED_OBJECTS = (datetime.datetime, datetime.date, datetime.timedelta, decimal.Decimal, uuid.UUID)
+NOTHING: Any = MappingProxyType({})  # the shared, read-only "no edges" of a vertex
+NO_VALUES: Any = ()  # the shared "no property values" of a vertex
+MISSING = object()  # EdgeRec.prop()'s default: tells an absent key from any stored value
 
 
 class VertexRec:
-    """A stored vertex: id, label, multi-properties (key -> list of VertexPropRec) and adjacency by edge label."""
+    """A stored vertex: id, label, properties and adjacency (edge label -> list of EdgeRec, out and in; ``NOTHING``
+    while empty). Property keys are ``keys`` (a tuple shared by the vertices with the same keys), and ``vals`` holds
+    per key its VertexPropRec, or a list of them when the key holds several values."""
 
-    __slots__ = ("id", "label", "props", "out_e", "in_e")
+    __slots__ = ("id", "label", "keys", "vals", "out_e", "in_e")
 
     def __init__(self, vid: Any, label: str) -> None:
         self.id = vid
         self.label = label
-        self.props: dict[str, list[VertexPropRec]] = {}
-        self.out_e: dict[str, dict[Any, EdgeRec]] = {}
-        self.in_e: dict[str, dict[Any, EdgeRec]] = {}
+        self.keys: tuple[str, ...] = ()
+        self.vals: list[VertexPropRec | list[VertexPropRec]] = NO_VALUES
+        self.out_e: dict[str, list[EdgeRec]] = NOTHING
+        self.in_e: dict[str, list[EdgeRec]] = NOTHING
+
+    def props_of(self, key: str) -> Sequence[VertexPropRec]:
+        """The values of one property key, in insertion order (empty when the key is absent)."""
+        keys = self.keys
+        if key not in keys:
+            return ()
+        found = self.vals[keys.index(key)]
+        return (found,) if type(found) is VertexPropRec else found
+
+    def all_props(self) -> Iterator[VertexPropRec]:
+        """Every vertex property, grouped by key in the order the keys were first set."""
+        for found in self.vals:
+            if type(found) is VertexPropRec:
+                yield found
+            else:
+                yield from found
 
     def __repr__(self) -> str:
         return f"v[{self.id}]"
 
 
 class EdgeRec:
-    """A stored edge from ``out_v`` to ``in_v`` with single-valued properties."""
+    """A stored edge from ``out_v`` to ``in_v`` with single-valued properties: ``keys`` (a tuple shared by the
+    edges with the same keys) and ``vals`` (their values, same order)."""
 
-    __slots__ = ("id", "label", "out_v", "in_v", "props")
+    __slots__ = ("id", "label", "out_v", "in_v", "keys", "vals")
 
-    def __init__(self, eid: Any, label: str, out_v: VertexRec, in_v: VertexRec) -> None:
+    def __init__(
+        self,
+        eid: Any,
+        label: str,
+        out_v: VertexRec,
+        in_v: VertexRec,
+        keys: tuple[str, ...] = (),
+        vals: tuple[Any, ...] = (),
+    ) -> None:
         self.id = eid
         self.label = label
         self.out_v = out_v
         self.in_v = in_v
-        self.props: dict[str, Any] | None = None
+        self.keys = keys
+        self.vals = vals
+
+    def prop(self, key: str, default: Any = MISSING) -> Any:
+        """The value of property ``key``, or ``default`` when the edge has none."""
+        keys = self.keys
+        return self.vals[keys.index(key)] if key in keys else default
+
+    @property
+    def props(self) -> dict[str, Any]:
+        """The properties as a new dict (key -> value)."""
+        return dict(zip(self.keys, self.vals))
 
     def __repr__(self) -> str:
         return f"e[{self.id}][{self.out_v.id}-{self.label}->{self.in_v.id}]"
@@ -159,7 +208,14 @@ class MemGraph:
         self.vertices_by_label: dict[str, dict[Any, VertexRec]] = {}
         self.unique: frozenset[tuple[str, str]] = frozenset(unique)
         self.indexed_keys: frozenset[str] = frozenset(indexed) | {key for _, key in self.unique}
-        self.indexes: dict[str, dict[Hashable, dict[Any, VertexRec]]] = {k: {} for k in self.indexed_keys}
+        # value -> the one vertex holding it, or {vertex id: vertex} when several do
+        self.indexes: dict[str, dict[Hashable, VertexRec | dict[Any, VertexRec]]] = {
+            k: {} for k in self.indexed_keys
+        }
+        self._key_tuples: dict[tuple[str, ...], tuple[str, ...]] = {(): ()}  # element key tuples, shared
+        # (id of a shared key tuple, key) -> the shared tuple with that key added; ids stay valid because
+        # _key_tuples keeps every shared tuple alive (one per distinct key set, not per element)
+        self._key_added: dict[tuple[int, str], tuple[str, ...]] = {}
         self.next_id = 0
         self._undo: list[Callable[[], None]] = []
         self._redo: list[Op] = []
@@ -243,9 +299,8 @@ class MemGraph:
             )
         else:
             self._see_id(vid)
-        v = VertexRec(vid, label)
-        self.vertices[vid] = v
-        self.vertices_by_label.setdefault(label, {})[vid] = v
+        v = VertexRec(vid, sys.intern(label))
+        self._relink_vertex(v)
         self._log(("addV", vid, label), lambda: self._unlink_vertex(v))
         return v
 
@@ -258,19 +313,20 @@ class MemGraph:
 
     def _relink_vertex(self, v: VertexRec) -> None:
         self.vertices[v.id] = v
-        self.vertices_by_label.setdefault(v.label, {})[v.id] = v
+        bucket = self.vertices_by_label.get(v.label)
+        if bucket is None:
+            bucket = self.vertices_by_label[v.label] = {}
+        bucket[v.id] = v
 
     def drop_vertex(self, v: VertexRec) -> None:
         """Remove a vertex with its edges and properties."""
         if self.vertices.get(v.id) is not v:
             return
         for adjacency in (v.out_e, v.in_e):
-            for edges in list(adjacency.values()):
-                for e in list(edges.values()):
-                    self.drop_edge(e)
-        for vps in list(v.props.values()):
-            for vp in list(vps):
-                self.drop_vertex_property(vp)
+            for e in [e for bucket in adjacency.values() for e in bucket]:
+                self.drop_edge(e)
+        for vp in list(v.all_props()):
+            self.drop_vertex_property(vp)
         self._unlink_vertex(v)
         self._log(("dropV", v.id), lambda: self._relink_vertex(v))
 
@@ -285,23 +341,39 @@ class MemGraph:
             raise TraversalError(f"Edge with id already exists: {eid}", hint="use a different T.id")
         else:
             self._see_id(eid)
-        e = EdgeRec(eid, label, out_v, in_v)
+        e = EdgeRec(eid, sys.intern(label), out_v, in_v)
         self._link_edge(e)
         self._log(("addE", eid, label, out_v.id, in_v.id), lambda: self._unlink_edge(e))
         return e
 
     def _link_edge(self, e: EdgeRec) -> None:
         self.edges[e.id] = e
-        e.out_v.out_e.setdefault(e.label, {})[e.id] = e
-        e.in_v.in_e.setdefault(e.label, {})[e.id] = e
+        out_v, in_v = e.out_v, e.in_v
+        if out_v.out_e is NOTHING:
+            out_v.out_e = {}
+        bucket = out_v.out_e.get(e.label)
+        if bucket is None:
+            out_v.out_e[e.label] = [e]
+        else:
+            bucket.append(e)
+        if in_v.in_e is NOTHING:
+            in_v.in_e = {}
+        bucket = in_v.in_e.get(e.label)
+        if bucket is None:
+            in_v.in_e[e.label] = [e]
+        else:
+            bucket.append(e)
 
     def _unlink_edge(self, e: EdgeRec) -> None:
         del self.edges[e.id]
-        for adjacency in (e.out_v.out_e, e.in_v.in_e):
+        for v, attribute in ((e.out_v, "out_e"), (e.in_v, "in_e")):
+            adjacency = getattr(v, attribute)
             bucket = adjacency[e.label]
-            del bucket[e.id]
+            bucket.remove(e)
             if not bucket:
                 del adjacency[e.label]
+                if not adjacency:
+                    setattr(v, attribute, NOTHING)
 
     def drop_edge(self, e: EdgeRec) -> None:
         """Remove an edge."""
@@ -310,30 +382,53 @@ class MemGraph:
         self._unlink_edge(e)
         self._log(("dropE", e.id), lambda: self._link_edge(e))
 
+    def shared_keys(self, keys: tuple[str, ...]) -> tuple[str, ...]:
+        """The one tuple of these (interned) keys that every element with exactly these keys holds."""
+        shared = self._key_tuples.get(keys)
+        if shared is None:
+            shared = self._key_tuples[keys] = tuple(sys.intern(key) for key in keys)
+        return shared
+
+    def _keys_plus(self, keys: tuple[str, ...], key: str) -> tuple[str, ...]:
+        """The shared tuple of the shared tuple ``keys`` plus ``key`` (cached: the hot path of adding properties)."""
+        step = (id(keys), key)
+        added = self._key_added.get(step)
+        if added is None:
+            added = self._key_added[step] = self.shared_keys((*keys, key))
+        return added
+
+    def _set_edge_props(self, e: EdgeRec, keys: tuple[str, ...], vals: tuple[Any, ...]) -> Callable[[], None]:
+        """Give ``e`` these keys (a shared tuple) and values; return the undo."""
+        old_keys, old_vals = e.keys, e.vals
+        e.keys, e.vals = keys, vals
+
+        def undo() -> None:
+            e.keys, e.vals = old_keys, old_vals
+
+        return undo
+
     def set_edge_property(self, e: EdgeRec, key: str, value: Any) -> None:
         """Set (replace) an edge property."""
         check_value(key, value)
         if self.rules is not None and not self._replaying:
             value = self.rules.edge_property(e, key, value)
-        props = e.props if e.props is not None else {}
-        e.props = props
-        had, old = key in props, props.get(key)
-        props[key] = value
-
-        def undo() -> None:
-            if had:
-                props[key] = old
-            else:
-                del props[key]
-
+        keys, vals = e.keys, e.vals
+        try:
+            at = keys.index(key)
+        except ValueError:
+            undo = self._set_edge_props(e, self._keys_plus(keys, key), (*vals, value))
+        else:
+            undo = self._set_edge_props(e, keys, (*vals[:at], value, *vals[at + 1 :]))
         self._log(("setEP", e.id, key, value), undo)
 
     def drop_edge_property(self, e: EdgeRec, key: str) -> None:
         """Remove an edge property if present."""
-        if not e.props or key not in e.props:
+        if key not in e.keys:
             return
-        props, old = e.props, e.props.pop(key)
-        self._log(("dropEP", e.id, key), lambda: props.__setitem__(key, old))
+        at = e.keys.index(key)
+        keys = self.shared_keys(e.keys[:at] + e.keys[at + 1 :])
+        undo = self._set_edge_props(e, keys, e.vals[:at] + e.vals[at + 1 :])
+        self._log(("dropEP", e.id, key), undo)
 
     # ---------------------------------------------------------------- vertex properties
     def add_vertex_property(self, v: VertexRec, key: str, value: Any, vpid: Any = None) -> VertexPropRec:
@@ -347,19 +442,17 @@ class MemGraph:
             vpid = self.new_id()
         else:
             self._see_id(vpid)
-        vp = VertexPropRec(vpid, key, value, v)
+        vp = VertexPropRec(vpid, sys.intern(key), value, v)
         self._link_vp(vp)
         self._log(("addVP", v.id, vpid, key, value), lambda: self._unlink_vp(vp))
         return vp
 
     def _check_unique(self, v: VertexRec, key: str, value: Any) -> None:
-        for other in self.indexes[key].get(index_key(value), {}).values():
+        for other in self.vertices_with(key, value) or ():
             if (
                 other is not v
                 and other.label == v.label
-                and any(
-                    type(vp.value) is type(value) and vp.value == value for vp in other.props.get(key, ())
-                )
+                and any(type(vp.value) is type(value) and vp.value == value for vp in other.props_of(key))
             ):
                 if self.rules is not None:
                     raise self.rules.unique_violation(key, value, v.label)
@@ -368,38 +461,74 @@ class MemGraph:
                     hint="use mergeV() to upsert, or pick another value",
                 )
 
-    def _link_vp(self, vp: VertexPropRec) -> None:
-        vp.vertex.props.setdefault(vp.key, []).append(vp)
-        if vp.key in self.indexed_keys:
-            self.indexes[vp.key].setdefault(index_key(vp.value), {})[vp.vertex.id] = vp.vertex
+    def _link_vp(self, vp: VertexPropRec, position: int = -1) -> None:
+        """Add ``vp`` to its vertex (at ``position`` among its key's values; -1 = last) and to the index."""
+        v, key = vp.vertex, vp.key
+        keys = v.keys
+        if key not in keys:
+            v.keys = self._keys_plus(keys, key)
+            if keys:
+                v.vals.append(vp)
+            else:
+                v.vals = [vp]
+        else:
+            at = keys.index(key)
+            found = v.vals[at]
+            values = [found] if type(found) is VertexPropRec else found
+            if position < 0:
+                values.append(vp)
+            else:
+                values.insert(position, vp)
+            v.vals[at] = values
+        if key in self.indexed_keys:
+            self._index(key, vp.value, v)
+
+    def _index(self, key: str, value: Any, v: VertexRec) -> None:
+        index = self.indexes[key]
+        ikey = index_key(value)
+        bucket = index.get(ikey)
+        if bucket is None:
+            index[ikey] = v
+        elif type(bucket) is VertexRec:
+            if bucket is not v:
+                index[ikey] = {bucket.id: bucket, v.id: v}
+        else:
+            bucket[v.id] = v
 
     def _unlink_vp(self, vp: VertexPropRec) -> None:
-        v = vp.vertex
-        values = v.props[vp.key]
-        values.remove(vp)
-        if not values:
-            del v.props[vp.key]
-        if vp.key in self.indexed_keys:
+        v, key = vp.vertex, vp.key
+        at = v.keys.index(key)
+        found = v.vals[at]
+        if found is vp:
+            v.keys = self.shared_keys(v.keys[:at] + v.keys[at + 1 :])
+            del v.vals[at]
+            if not v.keys:
+                v.vals = NO_VALUES
+        else:
+            found.remove(vp)  # type: ignore[union-attr]
+            if len(found) == 1:  # type: ignore[arg-type]
+                v.vals[at] = found[0]  # type: ignore[index]
+        if key in self.indexed_keys:
             ikey = index_key(vp.value)
-            bucket = self.indexes[vp.key][ikey]
-            if not any(index_key(other.value) == ikey for other in v.props.get(vp.key, ())):
-                bucket.pop(v.id, None)
-                if not bucket:
-                    del self.indexes[vp.key][ikey]
+            if any(index_key(other.value) == ikey for other in v.props_of(key)):
+                return
+            index = self.indexes[key]
+            bucket = index[ikey]
+            if type(bucket) is VertexRec:
+                del index[ikey]
+                return
+            bucket.pop(v.id, None)
+            if len(bucket) == 1:
+                index[ikey] = next(iter(bucket.values()))
 
     def drop_vertex_property(self, vp: VertexPropRec) -> None:
         """Remove one vertex property value (with its meta-properties)."""
-        if vp not in vp.vertex.props.get(vp.key, ()):
+        values = vp.vertex.props_of(vp.key)
+        if vp not in values:
             return
-        position = vp.vertex.props[vp.key].index(vp)
+        position = values.index(vp)
         self._unlink_vp(vp)
-
-        def undo() -> None:
-            self._link_vp(vp)
-            values = vp.vertex.props[vp.key]
-            values.insert(position, values.pop())
-
-        self._log(("dropVP", vp.vertex.id, vp.id), undo)
+        self._log(("dropVP", vp.vertex.id, vp.id), lambda: self._link_vp(vp, position))
 
     def set_meta(self, vp: VertexPropRec, key: str, value: Any) -> None:
         """Set a meta-property on a vertex property."""
@@ -409,7 +538,7 @@ class MemGraph:
         meta = vp.meta if vp.meta is not None else {}
         vp.meta = meta
         had, old = key in meta, meta.get(key)
-        meta[key] = value
+        meta[sys.intern(key)] = value
 
         def undo() -> None:
             if had:
@@ -431,7 +560,10 @@ class MemGraph:
         """Index candidates for ``has(key, value)``, or None when ``key`` is not indexed."""
         if key not in self.indexed_keys:
             return None
-        return self.indexes[key].get(index_key(value), {}).values()
+        found = self.indexes[key].get(index_key(value))
+        if found is None:
+            return ()
+        return (found,) if type(found) is VertexRec else found.values()
 
     # ---------------------------------------------------------------- replay and snapshots
     def apply(self, ops: Iterable[Op]) -> None:
@@ -451,10 +583,9 @@ class MemGraph:
             self._replaying = False
 
     def _find_vp(self, vid: Any, vpid: Any) -> VertexPropRec:
-        for values in self.vertices[vid].props.values():
-            for vp in values:
-                if vp.id == vpid:
-                    return vp
+        for vp in self.vertices[vid].all_props():
+            if vp.id == vpid:
+                return vp
         raise KeyError(vpid)
 
     def _apply_one(self, op: Op) -> None:
@@ -468,7 +599,7 @@ class MemGraph:
         elif kind == "dropE":
             self.drop_edge(self.edges[op[1]])
         elif kind == "addVP":
-            vp = VertexPropRec(op[2], op[3], op[4], self.vertices[op[1]])
+            vp = VertexPropRec(op[2], sys.intern(op[3]), op[4], self.vertices[op[1]])
             self._see_id(op[2])
             self._link_vp(vp)
         elif kind == "dropVP":
@@ -485,54 +616,72 @@ class MemGraph:
             raise ValueError(f"unknown graph op {kind!r}")
 
     def export_state(self) -> tuple:
-        """A compact, picklable snapshot: flat tuples of vertices, vertex properties and edges."""
+        """A compact, picklable snapshot: flat tuples of vertices, vertex properties and edges (the store's format
+        version 1: an edge's properties are a dict, or None)."""
         vertices = [(v.id, v.label) for v in self.vertices.values()]
         vprops = [
-            (v.id, vp.id, vp.key, vp.value, vp.meta)
-            for v in self.vertices.values()
-            for values in v.props.values()
-            for vp in values
+            (v.id, vp.id, vp.key, vp.value, vp.meta) for v in self.vertices.values() for vp in v.all_props()
         ]
-        edges = [(e.id, e.label, e.out_v.id, e.in_v.id, e.props) for e in self.edges.values()]
+        edges = [
+            (e.id, e.label, e.out_v.id, e.in_v.id, e.props if e.keys else None) for e in self.edges.values()
+        ]
         return (1, self.next_id, vertices, vprops, edges)
 
     def import_state(self, state: tuple) -> None:
-        """Load a snapshot made by :meth:`export_state` into this (empty) graph."""
+        """Load a snapshot made by :meth:`export_state` into this (empty) graph (the hot path of opening a store:
+        the general link methods are inlined here)."""
         _version, next_id, vertices, vprops, edges = state
+        intern = sys.intern
         by_id = self.vertices
         by_label = self.vertices_by_label
         for vid, label in vertices:
-            v = VertexRec(vid, label)
-            by_id[vid] = v
-            bucket = by_label.get(label)
+            v = by_id[vid] = VertexRec(vid, intern(label))
+            bucket = by_label.get(v.label)
             if bucket is None:
-                bucket = by_label[label] = {}
+                bucket = by_label[v.label] = {}
             bucket[vid] = v
-        indexes = self.indexes
+        indexed = self.indexed_keys
+        keys_plus, key_added, shared_keys = self._keys_plus, self._key_added, self.shared_keys
         for vid, vpid, key, value, meta in vprops:
             v = by_id[vid]
-            vp = VertexPropRec(vpid, key, value, v)
-            vp.meta = meta
-            values = v.props.get(key)
-            if values is None:
-                v.props[key] = [vp]
+            vp = VertexPropRec(vpid, intern(key), value, v)
+            if meta is not None:
+                vp.meta = meta
+            keys = v.keys
+            if key not in keys:
+                added = key_added.get((id(keys), key)) or keys_plus(keys, key)
+                if keys:
+                    v.keys = added
+                    v.vals.append(vp)
+                else:
+                    v.keys, v.vals = added, [vp]
             else:
-                values.append(vp)
-            if key in indexes:
-                indexes[key].setdefault(index_key(value), {})[vid] = v
-        all_edges = self.edges
+                self._link_vp(vp)  # a second value of the key
+                continue
+            if key in indexed:
+                self._index(key, value, v)
+        all_edges, key_tuples = self.edges, self._key_tuples
         for eid, label, out_id, in_id, props in edges:
-            e = EdgeRec(eid, label, by_id[out_id], by_id[in_id])
-            e.props = props
-            all_edges[eid] = e
-            out_adj = e.out_v.out_e
-            bucket = out_adj.get(label)
-            if bucket is None:
-                bucket = out_adj[label] = {}
-            bucket[eid] = e
-            in_adj = e.in_v.in_e
-            bucket = in_adj.get(label)
-            if bucket is None:
-                bucket = in_adj[label] = {}
-            bucket[eid] = e
+            out_v, in_v = by_id[out_id], by_id[in_id]
+            label = intern(label)
+            if props:
+                keys = tuple(props)
+                keys = key_tuples.get(keys) or shared_keys(keys)
+                e = all_edges[eid] = EdgeRec(eid, label, out_v, in_v, keys, tuple(props.values()))
+            else:
+                e = all_edges[eid] = EdgeRec(eid, label, out_v, in_v)
+            adjacency = out_v.out_e
+            if adjacency is NOTHING:
+                out_v.out_e = {label: [e]}
+            elif (bucket := adjacency.get(label)) is None:
+                adjacency[label] = [e]
+            else:
+                bucket.append(e)
+            adjacency = in_v.in_e
+            if adjacency is NOTHING:
+                in_v.in_e = {label: [e]}
+            elif (bucket := adjacency.get(label)) is None:
+                adjacency[label] = [e]
+            else:
+                bucket.append(e)
         self.next_id = max(self.next_id, next_id)

@@ -160,11 +160,11 @@ def _advance(frontier: dict[VertexRec, int], hops: tuple[Hop, ...]) -> dict[Vert
                     if not bucket:
                         continue
                     if upstream:
-                        for e in bucket.values():
+                        for e in bucket:
                             u = e.out_v
                             reached[u] = get(u, 0) + bulk
                     else:
-                        for e in bucket.values():
+                        for e in bucket:
                             u = e.in_v
                             reached[u] = get(u, 0) + bulk
         frontier = reached
@@ -176,22 +176,22 @@ def _neighbours(frontier: Iterable[VertexRec], upstream: bool, labels: tuple[str
     if len(labels) == 1:
         label = labels[0]
         if upstream:
-            return {e.out_v for v in frontier if (bucket := v.in_e.get(label)) for e in bucket.values()}
-        return {e.in_v for v in frontier if (bucket := v.out_e.get(label)) for e in bucket.values()}
+            return {e.out_v for v in frontier if (bucket := v.in_e.get(label)) for e in bucket}
+        return {e.in_v for v in frontier if (bucket := v.out_e.get(label)) for e in bucket}
     if upstream:
         return {
             e.out_v
             for v in frontier
             for bucket in ([v.in_e.get(x) for x in labels] if labels else v.in_e.values())
             if bucket
-            for e in bucket.values()
+            for e in bucket
         }
     return {
         e.in_v
         for v in frontier
         for bucket in ([v.out_e.get(x) for x in labels] if labels else v.out_e.values())
         if bucket
-        for e in bucket.values()
+        for e in bucket
     }
 
 

@@ -289,7 +289,7 @@ def set_property(
     if isinstance(obj, VertexRec):
         if cardinality is not None and graph.rules is not None:
             graph.rules.check_cardinality(key, cardinality.name.rstrip("_"))
-        existing = obj.props.get(key, [])
+        existing = obj.props_of(key)
         if value is None:
             for vp in list(existing):
                 graph.drop_vertex_property(vp)

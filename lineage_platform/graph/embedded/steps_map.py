@@ -56,7 +56,7 @@ def compile_values(call: StepCall, c: Compiler) -> StepFn:
             for t in travs:
                 obj = t.obj
                 if type(obj) is VertexRec:
-                    for vp in obj.props.get(key, ()):
+                    for vp in obj.props_of(key):
                         yield t.split(vp.value)
                 else:
                     for value in values_of(obj, keys, "values"):
@@ -161,8 +161,8 @@ def compile_element_map(call: StepCall, c: Compiler) -> StepFn:
     def element_map(obj: Any) -> dict[Any, Any]:
         if type(obj) is VertexRec:  # the common case, without building property records
             out = {T.id: obj.id, T.label: obj.label}
-            for key in keys or obj.props:
-                values = obj.props.get(key)
+            for key in keys or obj.keys:
+                values = obj.props_of(key)
                 if values and key not in out:
                     out[key] = values[0].value
             return out

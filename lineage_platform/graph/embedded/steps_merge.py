@@ -11,7 +11,7 @@ from gremlin_python.structure.graph import Element
 
 from lineage_platform.errors import TraversalError
 from lineage_platform.graph.embedded.access import lookup
-from lineage_platform.graph.embedded.memgraph import EdgeRec, VertexPropRec, VertexRec
+from lineage_platform.graph.embedded.memgraph import MISSING, EdgeRec, VertexPropRec, VertexRec
 from lineage_platform.graph.embedded.pipeline import SEED, Compiler, StepCall, StepFn, Trav, as_bytecode, step
 from lineage_platform.graph.embedded.steps_graph import set_property
 from lineage_platform.graph.embedded.values import gremlin_eq
@@ -91,12 +91,12 @@ def _property_matcher(search: dict[Any, Any]) -> Callable[[Any], bool]:
         if label is not _ABSENT and element.label != label:
             return False
         if isinstance(element, VertexRec):
-            values = element.props
             return all(
-                any(_same(vp.value, expected) for vp in values.get(key, ())) for key, expected in pairs
+                any(_same(vp.value, expected) for vp in element.props_of(key)) for key, expected in pairs
             )
-        props = element.props or {}
-        return all(key in props and _same(props[key], expected) for key, expected in pairs)
+        return all(
+            (found := element.prop(key)) is not MISSING and _same(found, expected) for key, expected in pairs
+        )
 
     return matches
 
@@ -258,7 +258,7 @@ def _edge_candidates(c: Compiler, ends: dict[Any, VertexRec], label: Any) -> lis
     if out_v is None and in_v is None:
         return list(c.graph.edges.values())
     adjacencies = [
-        [getattr(v, bucket).get(label, {})] if label is not None else list(getattr(v, bucket).values())
+        [getattr(v, bucket).get(label, ())] if label is not None else list(getattr(v, bucket).values())
         for v, bucket in ((out_v, "out_e"), (in_v, "in_e"))
         if v is not None
     ]
@@ -266,7 +266,7 @@ def _edge_candidates(c: Compiler, ends: dict[Any, VertexRec], label: Any) -> lis
     return [
         e
         for edges in smallest
-        for e in edges.values()
+        for e in edges
         if (out_v is None or e.out_v is out_v) and (in_v is None or e.in_v is in_v)
     ]
 

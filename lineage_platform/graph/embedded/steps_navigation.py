@@ -20,14 +20,14 @@ def _edge_source(attribute: str, labels: tuple[str, ...], snapshot: bool) -> Edg
             bucket = getattr(v, attribute).get(label)
             if not bucket:
                 return ()
-            return list(bucket.values()) if snapshot else bucket.values()
+            return list(bucket) if snapshot else bucket
 
         return one_label
 
     def many(v: VertexRec) -> Iterable[EdgeRec]:
         adjacency = getattr(v, attribute)
         chosen = labels or tuple(adjacency)
-        return [e for label in chosen for e in adjacency.get(label, {}).values()]
+        return [e for label in chosen for e in adjacency.get(label, ())]
 
     return many
 

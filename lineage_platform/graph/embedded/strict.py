@@ -150,7 +150,7 @@ class SchemaRules:
             raise _refuse(
                 f"An edge with the given label already exists on the in-vertex and the label [{label}] is in-unique"
             )
-        if multiplicity == "SIMPLE" and any(e.in_v is in_v for e in out_v.out_e.get(label, {}).values()):
+        if multiplicity == "SIMPLE" and any(e.in_v is in_v for e in out_v.out_e.get(label, ())):
             raise _refuse(
                 f"An edge with the given label already exists between the pair of vertices and the label [{label}] "
                 "is simple"

@@ -50,12 +50,12 @@ def test_rollback_restores_everything() -> None:
     graph.begin_changes()
     b = graph.vertices[100]
     graph.drop_vertex(b)
-    graph.drop_vertex_property(graph.vertices[0].props["qualifiedName"][0])
+    graph.drop_vertex_property(graph.vertices[0].props_of("qualifiedName")[0])
     graph.add_vertex("other")
     graph.rollback_changes()
     assert _snapshot(graph) == before
     assert [v.id for v in graph.vertices_with("qualifiedName", "db.a") or ()] == [0]
-    assert list(graph.vertices[0].out_e["flowsTo"]) == list(graph.vertices[100].in_e["flowsTo"])
+    assert graph.vertices[0].out_e["flowsTo"] == graph.vertices[100].in_e["flowsTo"]
 
 
 def test_export_import_round_trip() -> None:
@@ -66,7 +66,8 @@ def test_export_import_round_trip() -> None:
     copy = MemGraph()
     copy.import_state(graph.export_state())
     assert _snapshot(copy) == _snapshot(graph)
-    assert copy.vertices[0].out_e["flowsTo"][copy.edges[next(iter(copy.edges))].id].in_v is copy.vertices[100]
+    assert copy.vertices[0].out_e["flowsTo"] == [copy.edges[next(iter(copy.edges))]]
+    assert copy.vertices[0].out_e["flowsTo"][0].in_v is copy.vertices[100]
 
 
 def test_durable_graph_survives_reopen(tmp_path: Path) -> None:
@@ -92,3 +93,78 @@ def test_durable_graph_survives_reopen(tmp_path: Path) -> None:
         assert [t.object for t in names] == ["b", "pii"]
         added = reopened.execute(g.add_v("table").id_().bytecode)[0].object
         assert added not in {t.object for t in reopened.execute(g.V().has("name").id_().bytecode)}
+
+
+def test_multi_valued_property_keeps_order_ids_and_index_through_drop_and_rollback() -> None:
+    graph = MemGraph(indexed=["tag"])
+    graph.begin_changes()
+    v = graph.add_vertex("column")
+    first = graph.add_vertex_property(v, "tag", "pii")
+    graph.add_vertex_property(v, "tag", "gdpr")
+    graph.add_vertex_property(v, "tag", "hr")
+    graph.commit_changes()
+    before = _snapshot(graph)
+    graph.begin_changes()
+    graph.drop_vertex_property(v.props_of("tag")[1])
+    graph.drop_vertex_property(first)
+    assert [vp.value for vp in v.props_of("tag")] == ["hr"]
+    assert list(graph.vertices_with("tag", "pii") or ()) == []
+    graph.rollback_changes()
+    assert _snapshot(graph) == before
+    assert [vp.value for vp in v.props_of("tag")] == ["pii", "gdpr", "hr"]
+    assert [vp.id for vp in v.all_props()] == [vp.id for vp in v.props_of("tag")]
+    assert list(graph.vertices_with("tag", "gdpr") or ()) == [v]
+
+
+def test_shared_index_value_survives_dropping_one_holder() -> None:
+    graph = MemGraph(indexed=["name"])
+    graph.begin_changes()
+    a, b = graph.add_vertex("table"), graph.add_vertex("table")
+    vp_a = graph.add_vertex_property(a, "name", "orders")
+    graph.add_vertex_property(b, "name", "orders")
+    graph.commit_changes()
+    assert a.keys is b.keys  # one key tuple for every vertex with the same keys
+    graph.begin_changes()
+    graph.drop_vertex_property(vp_a)
+    assert list(graph.vertices_with("name", "orders") or ()) == [b]
+    graph.drop_vertex(b)
+    assert list(graph.vertices_with("name", "orders") or ()) == []
+    graph.rollback_changes()
+    assert sorted(v.id for v in graph.vertices_with("name", "orders") or ()) == [a.id, b.id]
+
+
+def test_edge_properties_share_their_keys_and_roll_back() -> None:
+    graph = MemGraph()
+    graph.begin_changes()
+    a, b = graph.add_vertex("column"), graph.add_vertex("column")
+    first, second = graph.add_edge("flowsTo", a, b), graph.add_edge("flowsTo", b, a)
+    for e in (first, second):
+        graph.set_edge_property(e, "strength", "strong")
+        graph.set_edge_property(e, "transform", "direct")
+    graph.commit_changes()
+    assert first.keys is second.keys  # one key tuple for every edge with the same keys
+    graph.begin_changes()
+    graph.set_edge_property(first, "strength", "weak")
+    graph.drop_edge_property(first, "transform")
+    assert first.props == {"strength": "weak"} and first.prop("transform", None) is None
+    graph.rollback_changes()
+    assert first.props == {"strength": "strong", "transform": "direct"}
+    copy = MemGraph()
+    copy.import_state(graph.export_state())
+    assert (
+        copy.edges[first.id].props == first.props and copy.edges[first.id].keys is copy.edges[second.id].keys
+    )
+
+
+def test_a_vertex_without_edges_left_holds_no_adjacency() -> None:
+    graph = MemGraph()
+    graph.begin_changes()
+    a, b = graph.add_vertex("table"), graph.add_vertex("column")
+    e = graph.add_edge("hasColumn", a, b)
+    graph.commit_changes()
+    graph.begin_changes()
+    graph.drop_edge(e)
+    assert dict(a.out_e) == {} and b.in_e.get("hasColumn") is None
+    assert a.out_e is b.in_e  # the one shared empty mapping, not a dict per vertex
+    graph.rollback_changes()
+    assert a.out_e == {"hasColumn": [e]} and b.in_e == {"hasColumn": [e]}
