@@ -31,8 +31,8 @@ from gremlin_python.process.traversal import Direction as End
 from gremlin_python.process.traversal import P, T, TextP
 
 from lineage_platform.errors import GraphError, TraversalInterrupted
+from lineage_platform.gc_pause import gc_paused
 from lineage_platform.graph.dsl import STRONG, WEAK, LineageTraversalSource, __, lineage_source
-from lineage_platform.graph.gc_pause import gc_paused
 from lineage_platform.graph.vocabulary import Key, LabelGroup, VertexLabel
 from lineage_platform.model import RESULT_DATASET, Direction, Edge, Level, LineageGraph, Node, Process
 

@@ -48,8 +48,8 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource
 from gremlin_python.process.traversal import Cardinality, Direction, Merge, T
 from gremlin_python.statics import long
 
+from lineage_platform.gc_pause import gc_paused
 from lineage_platform.graph.dsl import __
-from lineage_platform.graph.gc_pause import gc_paused
 from lineage_platform.graph.outbox import Outbox, change_set, outbox_of
 from lineage_platform.graph.retry import retry_transient
 from lineage_platform.graph.vocabulary import EdgeLabel, Key, VertexLabel

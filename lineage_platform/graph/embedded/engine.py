@@ -19,6 +19,7 @@ from lineage_platform.errors import (
     TraversalInterrupted,
     UnsupportedStepError,
 )
+from lineage_platform.gc_pause import gc_paused
 from lineage_platform.graph.embedded import (  # noqa: F401  (importing registers the steps)
     steps_branch,
     steps_date,
@@ -46,7 +47,6 @@ from lineage_platform.graph.embedded.pipeline import (
 )
 from lineage_platform.graph.embedded.strict import SchemaRules
 from lineage_platform.graph.embedded.transaction import GraphLock, Transaction
-from lineage_platform.graph.gc_pause import gc_paused
 
 _log = logging.getLogger(__name__)
 

@@ -19,17 +19,16 @@ Snapshot (``snapshot-<scn>.snap``)::
 
 from __future__ import annotations
 
-import gc
 import pickle
 import struct
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from lineage_platform.errors import StoreCorruptError, StoreError
+from lineage_platform.gc_pause import gc_paused
 
 FORMAT_VERSION = 1
 PICKLE_PROTOCOL = 5
@@ -186,18 +185,6 @@ def write_snapshot(file: BinaryIO, scn: int, state: object) -> None:
     file.seek(0, 2)
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Suspend the cyclic garbage collector, which would otherwise rescan millions of fresh objects."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def read_snapshot(path: Path) -> tuple[int, object]:
     """The ``(scn, state)`` stored in a snapshot file, after checking its header and checksum.
 
@@ -220,5 +207,5 @@ def read_snapshot(path: Path) -> tuple[int, object]:
             "fails its checksum",
             hint=RESTORE_HINT,
         )
-    with _gc_paused():
+    with gc_paused():
         return scn, pickle.loads(payload)

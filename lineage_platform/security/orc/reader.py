@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.orc as pa_orc
 
 from lineage_platform.errors import SecurityError
+from lineage_platform.gc_pause import gc_paused
 from lineage_platform.model import Predicate
 from lineage_platform.security.kms.base import KeyManagementService
 from lineage_platform.security.orc.keys import VariantKeys, unlock
@@ -27,7 +28,7 @@ from lineage_platform.security.orc.plain import plain_orc
 from lineage_platform.security.orc.pushdown import matching_groups, may_match, parse_where, row_filter
 from lineage_platform.security.orc.read_stats import ReadStats
 from lineage_platform.security.orc.row_index import StripeRowIndex, check_stripe_keys
-from lineage_platform.security.orc.rows import orc_rows, paused_gc, table_rows
+from lineage_platform.security.orc.rows import orc_rows, table_rows
 from lineage_platform.security.orc.seek import DECODE_ERRORS, decode_rows, group_runs, stripe_part
 from lineage_platform.security.orc.statistics import (
     ColumnStats,
@@ -324,7 +325,7 @@ class EncryptedOrcReader:
             return table_rows(self.read(columns, where=where, rows=rows, stripes=stripes))
         names, plain, keys, selected = self._checked_plain(columns, stripes)
         try:
-            with paused_gc():
+            with gc_paused():
                 return orc_rows(plain, names).read()
         except DECODE_ERRORS as error:
             with self._naming_the_file():

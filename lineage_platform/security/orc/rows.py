@@ -2,16 +2,15 @@
 (structs as dicts, timestamps as Arrow's ``as_py``) except maps, which are dicts in both paths.
 
 pyorc builds each row in C++ and is several times faster than converting an Arrow table value by value.
-``paused_gc``: while a list of hundreds of thousands of rows is built, every new container stays alive, and
-Python's cyclic garbage collector would run repeated full collections that find nothing to free.
+Readers build such lists with the cyclic garbage collector paused (``lineage_platform.gc_pause``): while a list of
+hundreds of thousands of rows is built, every new container stays alive, and the collector would run repeated full
+collections that find nothing to free.
 """
 
 from __future__ import annotations
 
-import gc
 import io
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -49,18 +48,6 @@ def orc_rows(plain: bytes, columns: Sequence[str]) -> pyorc.Reader:
         struct_repr=pyorc.StructRepr.DICT,
         converters=_CONVERTERS,
     )
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Python's cyclic garbage collector paused (as it was before, after)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def table_rows(table: pa.Table) -> list[dict[str, Any]]:
