@@ -58,7 +58,7 @@ def networkx_fixpoint(
             for _, target, data in graph.out_edges(source, data=True):
                 hop = data["hop"]
                 for label in list(state[source]):
-                    carried = carry(label, rules.rule(label.key), hop, processes[hop.process])
+                    carried = carry(label, rules.rule(label.key), hop, processes[hop.process], source)
                     if carried is not None and carried not in state[target]:
                         state[target][carried] = rounds
                         changed.add(target)

@@ -310,7 +310,7 @@ def dict_fixpoint(
         for hop in hops.get(source, ()):
             process = processes.get(hop.process, ProcessInfo((), True))
             for label in list(state[source]):
-                carried = carry(label, rules.rule(label.key), hop, process)
+                carried = carry(label, rules.rule(label.key), hop, process, source)
                 if carried is not None and carried not in state[hop.target]:
                     state[hop.target].add(carried)
                     if hop.target not in queued:
