@@ -115,11 +115,10 @@ def merge_bulks(travs: list[Trav]) -> list[Trav]:
     for t in travs:
         try:
             key = t.merge_key()
-            hash(key)
-        except TypeError:
+            existing = merged.get(key)
+        except TypeError:  # an unhashable object or sack: never merged
             out.append(t)
             continue
-        existing = merged.get(key)
         if existing is None:
             merged[key] = t
             out.append(t)

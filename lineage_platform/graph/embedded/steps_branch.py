@@ -136,10 +136,9 @@ def _enqueue(queue: OrderedDict[Any, Trav], t: Trav) -> None:
     """Queue a traverser, merging it into an equal one already waiting (as TinkerPop's TraverserSet does)."""
     try:
         key = t.merge_key()
-        hash(key)
-    except TypeError:
-        key = object()
-    waiting = queue.get(key)
+        waiting = queue.get(key)
+    except TypeError:  # an unhashable object or sack: queued on its own
+        key, waiting = object(), None
     if waiting is None:
         queue[key] = t
     else:
