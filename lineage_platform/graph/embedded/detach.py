@@ -19,7 +19,20 @@ def _vertex(v: VertexRec) -> Vertex:
 
 
 def _detach_map(value: dict) -> dict:
-    """A detached copy of a map; the common keys (strings, T, Direction) and plain values are taken as they are."""
+    """A detached copy of a map; the common keys (strings, T, Direction) and plain values are taken as they are.
+
+    When every key is such a key, the map is copied whole (dict.copy keeps the keys' hashes: T and Direction
+    hash in Python) and only its other values are replaced."""
+    out = None
+    for key, item in value.items():
+        if type(key) not in _PLAIN_KEYS:
+            break
+        if item is not None and type(item) not in PLAIN_VALUES:
+            if out is None:
+                out = value.copy()
+            out[key] = detach(item)
+    else:
+        return value.copy() if out is None else out
     out = {}
     for key, item in value.items():
         if type(key) not in _PLAIN_KEYS:

@@ -115,11 +115,10 @@ def merge_bulks(travs: list[Trav]) -> list[Trav]:
     for t in travs:
         try:
             key = t.merge_key()
-            hash(key)
-        except TypeError:
+            existing = merged.get(key)
+        except TypeError:  # an unhashable object or sack: never merged
             out.append(t)
             continue
-        existing = merged.get(key)
         if existing is None:
             merged[key] = t
             out.append(t)
@@ -259,6 +258,7 @@ class Compiler:
         self.check_cancelled = cancellation.check
         # steps that build collections call check_size(size, where) against the execution's item budget
         self.check_size = cancellation.check_size
+        self.max_items = cancellation.max_items
         self.track_paths = track_paths is not None
         self.label_paths_only = track_paths == "labels"
         self._no_labels = LabelPath(None, None)  # shared by unlabelled traversers, so they can merge
@@ -296,11 +296,15 @@ class Compiler:
         """The traversers' objects, each repeated by its bulk (fold(), group values, ...), within the item
         budget: a bulk of 2**30 is refused before a list that long is built."""
         values: list[Any] = []
+        append = values.append
+        budget = self.max_items
         for t in travs:
-            self.check_size(len(values) + t.bulk, where)
-            if t.bulk == 1:
-                values.append(t.obj)
+            if t.bulk == 1:  # the size is checked per item, cancellation as often as collect() checks it
+                append(t.obj)
+                if (budget is not None and len(values) > budget) or not len(values) % _CHECK_EVERY:
+                    self.check_size(len(values), where)
                 continue
+            self.check_size(len(values) + t.bulk, where)
             for start in range(0, t.bulk, _EXPAND_CHUNK):  # a huge bulk stays cancellable
                 self.check_cancelled()
                 values.extend([t.obj] * min(_EXPAND_CHUNK, t.bulk - start))

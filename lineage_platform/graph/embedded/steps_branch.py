@@ -70,14 +70,13 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
         return _navigation_walk(call.walk, c)
     check_size = c.check_size
 
-    def exits(t: Trav) -> Iterator[Trav | None]:
-        """After an iteration: the traverser leaving (until), emitted, or None when it loops again."""
+    def exits(t: Trav) -> tuple[Trav | None, bool]:
+        """After an iteration: the traverser leaving (until) or emitted, if any, and whether ``t`` loops again."""
         if until_first is False and until is not None and until(t):
-            yield _pop_loop(t)
-            return
+            return _pop_loop(t), False
         if emit_first is False and emit is not None and emit(t):
-            yield _pop_loop(t)
-        yield None
+            return _pop_loop(t), True
+        return None, True
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         frontier = [Trav(t.obj, t.bulk, t.path, (*t.loops, (loop_name, 0)), t.sack) for t in travs]
@@ -93,11 +92,11 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
                 to_body.append(t)
             frontier = []
             for t in merge_bulks([_next_loop(t) for t in body.run(to_body)]):
-                for out in exits(t):
-                    if out is None:
-                        frontier.append(t)
-                    else:
-                        yield out
+                out, again = exits(t)
+                if out is not None:
+                    yield out
+                if again:
+                    frontier.append(t)
 
     def run_in_order(travs: Iterator[Trav]) -> Iterator[Trav]:
         """TinkerPop's order, for a body whose steps keep state across iterations (dedup()): one traverser at a
@@ -119,11 +118,11 @@ def compile_repeat(call: StepCall, c: Compiler) -> StepFn:
                     yield _pop_loop(t)
                 for produced in body.run((t,)):
                     looped = _next_loop(produced)
-                    for out in exits(looped):
-                        if out is None:
-                            _enqueue(queue, looped)
-                        else:
-                            yield out
+                    out, again = exits(looped)
+                    if out is not None:
+                        yield out
+                    if again:
+                        _enqueue(queue, looped)
 
     return run_in_order if loop_state else run
 
@@ -137,10 +136,9 @@ def _enqueue(queue: OrderedDict[Any, Trav], t: Trav) -> None:
     """Queue a traverser, merging it into an equal one already waiting (as TinkerPop's TraverserSet does)."""
     try:
         key = t.merge_key()
-        hash(key)
-    except TypeError:
-        key = object()
-    waiting = queue.get(key)
+        waiting = queue.get(key)
+    except TypeError:  # an unhashable object or sack: queued on its own
+        key, waiting = object(), None
     if waiting is None:
         queue[key] = t
     else:
@@ -395,9 +393,16 @@ def compile_map(call: StepCall, c: Compiler) -> StepFn:
                     yield t.split(result.obj)
 
         return run
-    return lambda travs: (
-        t.split(r.obj) for t in travs for r in branch.run((t.alone(),)) for _ in range(r.bulk)
-    )
+
+    def run_flat(travs: Iterator[Trav]) -> Iterator[Trav]:
+        for t in travs:
+            for r in branch.run((t.alone(),)):
+                yield t.split(r.obj)
+                if r.bulk > 1:  # a result of bulk n is n results
+                    for _ in range(r.bulk - 1):
+                        yield t.split(r.obj)
+
+    return run_flat
 
 
 @step("fail")

@@ -329,6 +329,18 @@ def _int_arg(value: Any, step_name: str, what: str) -> int:
 
 
 def _global_range(low: int, high: int) -> StepFn:
+    if low == 0 and high != -1:  # limit(n): the common case, without the window arithmetic per traverser
+
+        def run_limit(travs: Iterator[Trav]) -> Iterator[Trav]:
+            position = 0
+            for t in travs:
+                if position >= high:
+                    return
+                position += t.bulk
+                yield t if position <= high else t.with_bulk(t.bulk - position + high)
+
+        return run_limit
+
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
         position = 0
         for t in travs:
