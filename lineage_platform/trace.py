@@ -336,13 +336,16 @@ def _walk(
 def _walk_steps(start: GraphTraversal, hops: _Hops, remaining: int | None, cap: int) -> GraphTraversal:
     """The walk of :func:`_walk` appended to ``start`` (vertices).
 
-    Unbounded, the walk's ``dedup()`` inside ``repeat()`` visits each vertex once whatever the order it runs in;
-    bounded, each level's ``barrier()`` merges the traversers of equal vertices, so a DAG's paths do not multiply,
-    and ``times()`` stops it. ``flatMap()`` gives each vertex's hop its own fan-out cap (its child sees bulk 1)."""
+    The ``dedup()`` inside ``repeat()`` expands each vertex once whatever the order the walk runs in, and
+    ``times()`` bounds it when the trace has a depth. A server that walks depth-first may reach a vertex first
+    by a longer path and, at the bound, leave out neighbours a shorter path would reach: the search then walks
+    again from those (correct, one more request). Without the dedup, a bounded walk would expand a vertex again
+    at every depth a path reaches it (a warehouse's 20-hop column trace: 3x slower). ``flatMap()`` gives each
+    vertex's hop its own fan-out cap (its child sees bulk 1)."""
     if remaining is None:
         start = start.emit().repeat(__.flat_map(hops.neighbours).dedup())
     elif remaining > 1:
-        start = start.emit().repeat(__.flat_map(hops.neighbours).barrier()).times(remaining - 1)
+        start = start.emit().repeat(__.flat_map(hops.neighbours).dedup()).times(remaining - 1)
     return start.dedup().limit(cap).project("v", "out").by(__.element_map()).by(hops.rows)
 
 
