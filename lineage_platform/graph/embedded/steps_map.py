@@ -161,7 +161,14 @@ def compile_element_map(call: StepCall, c: Compiler) -> StepFn:
     def element_map(obj: Any) -> dict[Any, Any]:
         if type(obj) is VertexRec:  # the common case, without building property records
             out = {T.id: obj.id, T.label: obj.label}
-            for key in keys or obj.keys:
+            if not keys:  # every key once, read in place (a key holds one record or a list of them)
+                for key, found in zip(obj.keys, obj.vals):
+                    if type(found) is VertexPropRec:
+                        out[key] = found.value
+                    elif found:
+                        out[key] = found[0].value
+                return out
+            for key in keys:
                 values = obj.props_of(key)
                 if values and key not in out:
                     out[key] = values[0].value
