@@ -113,6 +113,12 @@ SMOKES = {
         (rf"project: decrypt -> Python rows .* {RATIO}", rf"row range of 500 rows .* {RATIO}"),
         needs=("spark",),
     ),
+    "orc_nested": Smoke(
+        "bench_orc.py",
+        ("--nested", "--stripes", "2", "--repeat", "1", "--rows", "2000"),
+        (rf"seconds: iter_rows\(\) vs pyorc tuples {RATIO}", rf"CPU: .* rows\(\) vs pyorc's list {RATIO}"),
+        needs=("spark",),
+    ),
     "security": Smoke(
         "bench_security.py",
         ("--repeat", "1", "--customers", "5"),
