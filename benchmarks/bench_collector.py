@@ -268,6 +268,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     events, poll = args.events, args.poll_records
+    if events // 4 <= poll:  # the clocks start after the first poll: every stream needs a second one
+        parser.error(
+            f"EVENTS / 4 must exceed --poll-records ({poll}): pass more events or fewer records per poll"
+        )
     broker = None
     bootstrap = os.environ.get("LINEAGE_KAFKA_BOOTSTRAP")
     if not bootstrap:

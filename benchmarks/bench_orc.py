@@ -37,11 +37,11 @@ sys.path.insert(0, str(ROOT / "tests" / "security" / "orc"))  # the local Hadoop
 
 from orc_test_kms import LocalHadoopKms  # noqa: E402
 
+from lineage_platform.gc_pause import gc_paused  # noqa: E402
 from lineage_platform.ingest.spark import session  # noqa: E402
 from lineage_platform.security.kms import LocalKeyStore  # noqa: E402
 from lineage_platform.security.orc.crypto import CtrCipher  # noqa: E402
 from lineage_platform.security.orc.reader import EncryptedOrcReader  # noqa: E402
-from lineage_platform.security.orc.rows import paused_gc  # noqa: E402
 
 ENCRYPTED = ("ssn", "email", "salary", "notes")
 NESTED_ENCRYPTED = ("place", "props", "nums", "profile", "tags", "attrs")
@@ -183,7 +183,7 @@ def _pyorc_list(path: Path) -> int:
     the list outlives the pause."""
     with open(path, "rb") as handle:
         reader = pyorc.Reader(handle, struct_repr=pyorc.StructRepr.DICT)
-        with paused_gc():
+        with gc_paused():
             rows = reader.read()
     return len(rows)
 

@@ -11,10 +11,12 @@ chromium (Playwright) opens a deep link to the trace of its last table. Figures:
 - expand: GET /api/expand/{card} over HTTP (one hop), median and p95 of 20, against the full trace's API call.
 
     .venv/bin/python benchmarks/bench_ui.py               # both sizes, about a minute
+    .venv/bin/python benchmarks/bench_ui.py --big-width 10   # the big trace 20 x 10 tables (the smoke test's size)
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import statistics
@@ -26,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from lineage_platform.errors import ConfigError
 from lineage_platform.graph import connect
 from lineage_platform.graph.writer import LineageWriter
 from lineage_platform.sql import extract_lineage
@@ -119,9 +122,22 @@ def api_seconds(url: str, repeats: int) -> list[float]:
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
-    check_assets()
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--big-width", type=int, default=100, help="tables per layer of the big trace (>= 6)")
+    args = parser.parse_args()
+
+    try:
+        check_assets()
+    except ConfigError as error:
+        sys.exit(str(error))
     g = connect("memory:")
-    sizes = {"~100 cards": ("small", 9, 11), "~2,000 cards": ("big", 20, 100)}
+    if args.big_width < 6:
+        parser.error("--big-width must be at least 6: the expand is timed on table big.l10_5")
+    cards = 20 * args.big_width
+    big = f"~{cards:,} cards"
+    sizes = {"~100 cards": ("small", 9, 11), big: ("big", 20, args.big_width)}
     roots = {}
     for label, (prefix, layers, width) in sizes.items():
         started = time.perf_counter()
@@ -148,10 +164,10 @@ def main() -> None:
     with urllib.request.urlopen(f"{base}/api/expand/{leaf}?dir=up&level=table") as response:
         assert len(json.load(response)["cards"]) == 3, "one hop up is the card and the two tables it reads"
     expand = sorted(api_seconds(f"{base}/api/expand/{leaf}?dir=up&level=table", 20))
-    full = statistics.median(api_seconds(f"{base}/api/lineage/{roots['~2,000 cards']}?dir=up&depth=50", 3))
+    full = statistics.median(api_seconds(f"{base}/api/lineage/{roots[big]}?dir=up&depth=50", 3))
     print(
         f"API latency of one expand ({leaf}, one hop up): median {statistics.median(expand) * 1000:.0f} ms, "
-        f"p95 {expand[int(len(expand) * 0.95) - 1] * 1000:.0f} ms; the full 2,000-card trace takes "
+        f"p95 {expand[int(len(expand) * 0.95) - 1] * 1000:.0f} ms; the full {cards:,}-card trace takes "
         f"{full * 1000:.0f} ms ({full / statistics.median(expand):.0f}x one expand)"
     )
 
