@@ -50,7 +50,9 @@ POLL_RECORDS = 100
 
 
 def lineage_events(count: int) -> list[bytes]:
-    """Pre-parsed events: one extracted statement, its table names varied per event."""
+    """Pre-parsed events: one extracted statement, a run of its own per event. The statement's text varies per
+    event but its lineage does not (extraction folds the table names to ``dwd.target`` / ``ods.source``), so every
+    event upserts the same tables and columns: the case where mergeE meets the most parallel ``flowsTo`` edges."""
     sql = "INSERT INTO dwd.TARGET SELECT id, upper(name) AS name, sum(amount) AS total FROM ods.SOURCE GROUP BY id, name"
     template = json.dumps(
         lineage_event(extract_lineage(sql), RunInfo("SUCCEEDED", user="etl", start_time="START"))
