@@ -10,6 +10,7 @@ from lineage_platform.errors import ConfigError
 from lineage_platform.graph.connect import connect, supports_transactions
 from lineage_platform.graph.writer import LineageWriter, statement_key
 from lineage_platform.model import ColumnEdge, Dataset, RunInfo, StatementLineage
+from tests.graph_contents import edge_rows, without_create_time
 
 
 def _statement(sql: str, inputs: list[str], output: str, edges: list[ColumnEdge]) -> StatementLineage:
@@ -137,22 +138,8 @@ def test_one_writer_writing_many_runs_keeps_the_graph_exact(g) -> None:
 def _content(g) -> tuple[set, set]:
     """Every vertex and edge with its properties, by qualified names (ids and createTime left out)."""
 
-    def props(element_map: dict) -> tuple:
-        return tuple(
-            sorted((k, str(v)) for k, v in element_map.items() if isinstance(k, str) and k != "createTime")
-        )
-
-    vertices = {(row[T.label], props(row)) for row in g.V().element_map().to_list()}
-    edges = (
-        g.E()
-        .project("label", "out", "in", "props")
-        .by(T.label)
-        .by(__.out_v().values("qualifiedName"))
-        .by(__.in_v().values("qualifiedName"))
-        .by(__.value_map())
-        .to_list()
-    )
-    return vertices, {(e["label"], e["out"], e["in"], props(e["props"])) for e in edges}
+    vertices = {(row[T.label], without_create_time(row)) for row in g.V().element_map().to_list()}
+    return vertices, edge_rows(g)
 
 
 def test_a_statement_with_all_its_runs_in_one_transaction_writes_what_a_write_per_run_does(g) -> None:

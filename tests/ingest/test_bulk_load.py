@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gremlin_python.process.graph_traversal import __
 from gremlin_python.process.traversal import T
 
 from lineage_platform.graph import connect
@@ -23,6 +22,7 @@ from lineage_platform.ingest.readers import read_text
 from lineage_platform.ingest.records import FAILED, QueryRecord
 from lineage_platform.ingest.sample_logs import SampleSummary
 from lineage_platform.ingest.statements import prepare_query
+from tests.graph_contents import edge_rows
 from tests.ingest.conftest import files_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.spark]
@@ -72,18 +72,7 @@ def _snapshot(graph_url: str) -> tuple[set, set]:
         (row["label"], row["name"])
         for row in g.V().project("label", "name").by(T.label).by("qualifiedName").to_list()
     }
-    edges = set()
-    for row in (
-        g.E()
-        .project("label", "out", "in", "props")
-        .by(T.label)
-        .by(__.out_v().values("qualifiedName"))
-        .by(__.in_v().values("qualifiedName"))
-        .by(__.value_map())
-        .to_list()
-    ):
-        props = tuple(sorted((key, str(value)) for key, value in row["props"].items() if key != "createTime"))
-        edges.add((row["label"], row["out"], row["in"], props))
+    edges = edge_rows(g)
     return vertices, edges
 
 
