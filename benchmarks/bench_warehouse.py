@@ -225,19 +225,25 @@ def collect_day(
     ]
 
 
-def compact(url: str, warehouse: warehouse_gen.Warehouse, keep_days: int) -> list[Row]:
-    """Run history retention on the loaded runs: all but the last ``keep_days`` days rolled up per day."""
+def compact(
+    url: str, warehouse: warehouse_gen.Warehouse, keep_days: int, keep_day_rollups: int | None
+) -> list[Row]:
+    """Run history retention on the loaded runs: all but the last ``keep_days`` days rolled up per day, and days
+    before the last ``keep_day_rollups`` per month; the graph's elements before and after."""
     g = connect(url)
     runs = g.V().has_label("run").count().next()
+    before = g.V().count().next() + g.E().count().next()
     as_of = warehouse_gen.FIRST_DAY + timedelta(days=warehouse.days)
-    summary = compact_runs(g, keep_days, as_of=as_of)
+    summary = compact_runs(g, keep_days, keep_day_rollups=keep_day_rollups, as_of=as_of)
+    after = g.V().count().next() + g.E().count().next()
+    months = "" if keep_day_rollups is None else f", days before the last {keep_day_rollups} per month"
     return [
         (
-            f"compact runs: keep {keep_days} days ({summary.runs_rolled_up:,} of {runs:,} runs -> "
-            f"{summary.days_written:,} day roll-ups)",
+            f"compact runs: keep {keep_days} days{months} ({summary.runs_rolled_up:,} of {runs:,} runs -> "
+            f"{summary.days_written:,} day, {summary.months_written:,} month roll-ups)",
             f"{summary.seconds:,.1f} s",
             f"{summary.runs_rolled_up / max(summary.seconds, 1e-9):,.0f} runs/s",
-            "",
+            f"elements {before:,} -> {after:,}",
         )
     ]
 
@@ -478,6 +484,12 @@ def main() -> None:
         "--hook-events", type=int, default=5000, help="hook events sent to the collector (at most a day's)"
     )
     parser.add_argument("--keep-days", type=int, default=1, help="run history kept in full by the compaction")
+    parser.add_argument(
+        "--keep-day-rollups",
+        type=int,
+        default=2,
+        help="days of day roll-ups kept by the compaction; older days are rolled up per month",
+    )
     parser.add_argument("--master", default="local[2]", help="Spark master of the bulk load")
     parser.add_argument(
         "--work-dir", type=Path, help="keep logs and store here (default: a temporary folder)"
@@ -503,7 +515,7 @@ def main() -> None:
         print("bulk load done", file=sys.stderr)
         rows += collect_day(warehouse, catalog, url, min(args.hook_events, len(warehouse.jobs)), args.seed)
         print("collector done", file=sys.stderr)
-        rows += compact(url, warehouse, args.keep_days)
+        rows += compact(url, warehouse, args.keep_days, args.keep_day_rollups)
         close_all()
         opened = open_store(url)
         elements = opened["vertices"] + opened["edges"]

@@ -29,6 +29,7 @@ if (!mgmt.containsPropertyKey('status')) mgmt.makePropertyKey('status').dataType
 if (!mgmt.containsPropertyKey('source')) mgmt.makePropertyKey('source').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('runId')) mgmt.makePropertyKey('runId').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('day')) mgmt.makePropertyKey('day').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
+if (!mgmt.containsPropertyKey('month')) mgmt.makePropertyKey('month').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('runs')) mgmt.makePropertyKey('runs').dataType(Long.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('firstStart')) mgmt.makePropertyKey('firstStart').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
 if (!mgmt.containsPropertyKey('lastStart')) mgmt.makePropertyKey('lastStart').dataType(String.class).cardinality(org.janusgraph.core.Cardinality.SINGLE).make()
@@ -85,6 +86,7 @@ if (!mgmt.containsVertexLabel('topic')) mgmt.makeVertexLabel('topic').make()
 if (!mgmt.containsVertexLabel('process')) mgmt.makeVertexLabel('process').make()
 if (!mgmt.containsVertexLabel('run')) mgmt.makeVertexLabel('run').make()
 if (!mgmt.containsVertexLabel('runDay')) mgmt.makeVertexLabel('runDay').make()
+if (!mgmt.containsVertexLabel('runMonth')) mgmt.makeVertexLabel('runMonth').make()
 if (!mgmt.containsVertexLabel('partition')) mgmt.makeVertexLabel('partition').make()
 if (!mgmt.containsVertexLabel('classification')) mgmt.makeVertexLabel('classification').make()
 if (!mgmt.containsVertexLabel('principal')) mgmt.makeVertexLabel('principal').make()
@@ -98,6 +100,7 @@ if (!mgmt.containsEdgeLabel('generated')) mgmt.makeEdgeLabel('generated').multip
 if (!mgmt.containsEdgeLabel('flowsTo')) mgmt.makeEdgeLabel('flowsTo').multiplicity(org.janusgraph.core.Multiplicity.MULTI).make()
 if (!mgmt.containsEdgeLabel('hasRun')) mgmt.makeEdgeLabel('hasRun').multiplicity(org.janusgraph.core.Multiplicity.ONE2MANY).make()
 if (!mgmt.containsEdgeLabel('hasRunDay')) mgmt.makeEdgeLabel('hasRunDay').multiplicity(org.janusgraph.core.Multiplicity.ONE2MANY).make()
+if (!mgmt.containsEdgeLabel('hasRunMonth')) mgmt.makeEdgeLabel('hasRunMonth').multiplicity(org.janusgraph.core.Multiplicity.ONE2MANY).make()
 if (!mgmt.containsEdgeLabel('hasPartition')) mgmt.makeEdgeLabel('hasPartition').multiplicity(org.janusgraph.core.Multiplicity.ONE2MANY).make()
 if (!mgmt.containsEdgeLabel('taggedWith')) mgmt.makeEdgeLabel('taggedWith').multiplicity(org.janusgraph.core.Multiplicity.MULTI).make()
 if (!mgmt.containsEdgeLabel('memberOf')) mgmt.makeEdgeLabel('memberOf').multiplicity(org.janusgraph.core.Multiplicity.MULTI).make()
@@ -110,6 +113,7 @@ mgmt.addProperties(mgmt.getVertexLabel('topic'), mgmt.getPropertyKey('guid'), mg
 mgmt.addProperties(mgmt.getVertexLabel('process'), mgmt.getPropertyKey('guid'), mgmt.getPropertyKey('name'), mgmt.getPropertyKey('typeName'), mgmt.getPropertyKey('kind'), mgmt.getPropertyKey('qualifiedName'), mgmt.getPropertyKey('createTime'), mgmt.getPropertyKey('createBy'), mgmt.getPropertyKey('version'), mgmt.getPropertyKey('firstRunStart'), mgmt.getPropertyKey('operation'), mgmt.getPropertyKey('queryText'), mgmt.getPropertyKey('predicates'), mgmt.getPropertyKey('propagate'))
 mgmt.addProperties(mgmt.getVertexLabel('run'), mgmt.getPropertyKey('guid'), mgmt.getPropertyKey('name'), mgmt.getPropertyKey('typeName'), mgmt.getPropertyKey('kind'), mgmt.getPropertyKey('qualifiedName'), mgmt.getPropertyKey('createTime'), mgmt.getPropertyKey('createBy'), mgmt.getPropertyKey('version'), mgmt.getPropertyKey('firstRunStart'), mgmt.getPropertyKey('user'), mgmt.getPropertyKey('startTime'), mgmt.getPropertyKey('endTime'), mgmt.getPropertyKey('host'), mgmt.getPropertyKey('cluster'), mgmt.getPropertyKey('engine'), mgmt.getPropertyKey('job'), mgmt.getPropertyKey('queue'), mgmt.getPropertyKey('status'), mgmt.getPropertyKey('source'), mgmt.getPropertyKey('runId'))
 mgmt.addProperties(mgmt.getVertexLabel('runDay'), mgmt.getPropertyKey('guid'), mgmt.getPropertyKey('name'), mgmt.getPropertyKey('typeName'), mgmt.getPropertyKey('kind'), mgmt.getPropertyKey('qualifiedName'), mgmt.getPropertyKey('createTime'), mgmt.getPropertyKey('createBy'), mgmt.getPropertyKey('version'), mgmt.getPropertyKey('firstRunStart'), mgmt.getPropertyKey('day'), mgmt.getPropertyKey('runs'), mgmt.getPropertyKey('firstStart'), mgmt.getPropertyKey('lastStart'), mgmt.getPropertyKey('statuses'), mgmt.getPropertyKey('runKeys'))
+mgmt.addProperties(mgmt.getVertexLabel('runMonth'), mgmt.getPropertyKey('guid'), mgmt.getPropertyKey('name'), mgmt.getPropertyKey('typeName'), mgmt.getPropertyKey('kind'), mgmt.getPropertyKey('qualifiedName'), mgmt.getPropertyKey('createTime'), mgmt.getPropertyKey('createBy'), mgmt.getPropertyKey('version'), mgmt.getPropertyKey('firstRunStart'), mgmt.getPropertyKey('month'), mgmt.getPropertyKey('runs'), mgmt.getPropertyKey('firstStart'), mgmt.getPropertyKey('lastStart'), mgmt.getPropertyKey('statuses'), mgmt.getPropertyKey('runKeys'))
 mgmt.addProperties(mgmt.getVertexLabel('partition'), mgmt.getPropertyKey('guid'), mgmt.getPropertyKey('name'), mgmt.getPropertyKey('typeName'), mgmt.getPropertyKey('kind'), mgmt.getPropertyKey('qualifiedName'), mgmt.getPropertyKey('createTime'), mgmt.getPropertyKey('createBy'), mgmt.getPropertyKey('version'), mgmt.getPropertyKey('firstRunStart'), mgmt.getPropertyKey('path'), mgmt.getPropertyKey('recordCount'), mgmt.getPropertyKey('byteSize'), mgmt.getPropertyKey('timeStart'), mgmt.getPropertyKey('timeEnd'), mgmt.getPropertyKey('bucketStart'), mgmt.getPropertyKey('srcIpLo'), mgmt.getPropertyKey('srcIpHi'), mgmt.getPropertyKey('dstIpLo'), mgmt.getPropertyKey('dstIpHi'), mgmt.getPropertyKey('srcPortLo'), mgmt.getPropertyKey('srcPortHi'), mgmt.getPropertyKey('dstPortLo'), mgmt.getPropertyKey('dstPortHi'), mgmt.getPropertyKey('protocolLo'), mgmt.getPropertyKey('protocolHi'), mgmt.getPropertyKey('routerLo'), mgmt.getPropertyKey('routerHi'))
 mgmt.addProperties(mgmt.getVertexLabel('classification'), mgmt.getPropertyKey('guid'), mgmt.getPropertyKey('name'), mgmt.getPropertyKey('typeName'), mgmt.getPropertyKey('kind'), mgmt.getPropertyKey('qualifiedName'), mgmt.getPropertyKey('createTime'), mgmt.getPropertyKey('createBy'), mgmt.getPropertyKey('version'), mgmt.getPropertyKey('firstRunStart'), mgmt.getPropertyKey('labelKey'), mgmt.getPropertyKey('labelValue'))
 mgmt.addProperties(mgmt.getVertexLabel('principal'), mgmt.getPropertyKey('guid'), mgmt.getPropertyKey('name'), mgmt.getPropertyKey('typeName'), mgmt.getPropertyKey('kind'), mgmt.getPropertyKey('qualifiedName'), mgmt.getPropertyKey('createTime'), mgmt.getPropertyKey('createBy'), mgmt.getPropertyKey('version'), mgmt.getPropertyKey('firstRunStart'))
@@ -123,6 +127,7 @@ mgmt.addProperties(mgmt.getEdgeLabel('generated'), mgmt.getPropertyKey('createTi
 mgmt.addProperties(mgmt.getEdgeLabel('flowsTo'), mgmt.getPropertyKey('createTime'), mgmt.getPropertyKey('guid'), mgmt.getPropertyKey('name'), mgmt.getPropertyKey('typeName'), mgmt.getPropertyKey('process'), mgmt.getPropertyKey('strength'), mgmt.getPropertyKey('transform'), mgmt.getPropertyKey('keyPath'), mgmt.getPropertyKey('masking'), mgmt.getPropertyKey('propagate'))
 mgmt.addProperties(mgmt.getEdgeLabel('hasRun'), mgmt.getPropertyKey('createTime'), mgmt.getPropertyKey('guid'), mgmt.getPropertyKey('name'), mgmt.getPropertyKey('typeName'))
 mgmt.addProperties(mgmt.getEdgeLabel('hasRunDay'), mgmt.getPropertyKey('createTime'), mgmt.getPropertyKey('guid'), mgmt.getPropertyKey('name'), mgmt.getPropertyKey('typeName'))
+mgmt.addProperties(mgmt.getEdgeLabel('hasRunMonth'), mgmt.getPropertyKey('createTime'), mgmt.getPropertyKey('guid'), mgmt.getPropertyKey('name'), mgmt.getPropertyKey('typeName'))
 mgmt.addProperties(mgmt.getEdgeLabel('hasPartition'), mgmt.getPropertyKey('createTime'), mgmt.getPropertyKey('guid'), mgmt.getPropertyKey('name'), mgmt.getPropertyKey('typeName'))
 mgmt.addProperties(mgmt.getEdgeLabel('taggedWith'), mgmt.getPropertyKey('origin'), mgmt.getPropertyKey('fromName'), mgmt.getPropertyKey('fromLabel'), mgmt.getPropertyKey('via'), mgmt.getPropertyKey('rule'), mgmt.getPropertyKey('round'), mgmt.getPropertyKey('declaredBy'))
 mgmt.addProperties(mgmt.getEdgeLabel('memberOf'), mgmt.getPropertyKey('createTime'), mgmt.getPropertyKey('guid'), mgmt.getPropertyKey('name'), mgmt.getPropertyKey('typeName'))
@@ -141,6 +146,7 @@ mgmt.addConnection(mgmt.getEdgeLabel('flowsTo'), mgmt.getVertexLabel('column'), 
 mgmt.addConnection(mgmt.getEdgeLabel('flowsTo'), mgmt.getVertexLabel('column'), mgmt.getVertexLabel('file'))
 mgmt.addConnection(mgmt.getEdgeLabel('hasRun'), mgmt.getVertexLabel('process'), mgmt.getVertexLabel('run'))
 mgmt.addConnection(mgmt.getEdgeLabel('hasRunDay'), mgmt.getVertexLabel('process'), mgmt.getVertexLabel('runDay'))
+mgmt.addConnection(mgmt.getEdgeLabel('hasRunMonth'), mgmt.getVertexLabel('process'), mgmt.getVertexLabel('runMonth'))
 mgmt.addConnection(mgmt.getEdgeLabel('hasPartition'), mgmt.getVertexLabel('table'), mgmt.getVertexLabel('partition'))
 mgmt.addConnection(mgmt.getEdgeLabel('taggedWith'), mgmt.getVertexLabel('table'), mgmt.getVertexLabel('classification'))
 mgmt.addConnection(mgmt.getEdgeLabel('taggedWith'), mgmt.getVertexLabel('column'), mgmt.getVertexLabel('classification'))
@@ -180,6 +186,10 @@ if (!mgmt.containsGraphIndex('uniqueRunDayQualifiedName')) {
   idx = mgmt.buildIndex('uniqueRunDayQualifiedName', Vertex.class).addKey(mgmt.getPropertyKey('qualifiedName')).indexOnly(mgmt.getVertexLabel('runDay')).unique().buildCompositeIndex()
   mgmt.setConsistency(idx, org.janusgraph.core.schema.ConsistencyModifier.LOCK)
 }
+if (!mgmt.containsGraphIndex('uniqueRunMonthQualifiedName')) {
+  idx = mgmt.buildIndex('uniqueRunMonthQualifiedName', Vertex.class).addKey(mgmt.getPropertyKey('qualifiedName')).indexOnly(mgmt.getVertexLabel('runMonth')).unique().buildCompositeIndex()
+  mgmt.setConsistency(idx, org.janusgraph.core.schema.ConsistencyModifier.LOCK)
+}
 if (!mgmt.containsGraphIndex('uniquePartitionQualifiedName')) {
   idx = mgmt.buildIndex('uniquePartitionQualifiedName', Vertex.class).addKey(mgmt.getPropertyKey('qualifiedName')).indexOnly(mgmt.getVertexLabel('partition')).unique().buildCompositeIndex()
   mgmt.setConsistency(idx, org.janusgraph.core.schema.ConsistencyModifier.LOCK)
@@ -209,4 +219,4 @@ if (!mgmt.containsRelationIndex(mgmt.getEdgeLabel('flowsTo'), 'flowsToByProcess'
 if (!mgmt.containsRelationIndex(mgmt.getEdgeLabel('taggedWith'), 'taggedWithByOrigin')) mgmt.buildEdgeIndex(mgmt.getEdgeLabel('taggedWith'), 'taggedWithByOrigin', Direction.BOTH, mgmt.getPropertyKey('origin'))
 if (!mgmt.containsRelationIndex(mgmt.getEdgeLabel('flowsTo'), 'flowsToByStrength')) mgmt.buildEdgeIndex(mgmt.getEdgeLabel('flowsTo'), 'flowsToByStrength', Direction.BOTH, mgmt.getPropertyKey('strength'))
 mgmt.commit()
-'lineage schema version 4 applied'
+'lineage schema version 5 applied'

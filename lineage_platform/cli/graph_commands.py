@@ -44,12 +44,18 @@ def init(graph_url: str | None, print_janusgraph: bool) -> None:
 @p.as_of
 @p.graph_url
 @p.keep_days
-def compact_runs(as_of: datetime | None, graph_url: str | None, keep_days: int) -> None:
-    """Roll up runs older than --keep-days into one vertex per process and day (count, first/last start, statuses)."""
+@p.keep_day_rollups
+def compact_runs(
+    as_of: datetime | None, graph_url: str | None, keep_days: int, keep_day_rollups: int | None
+) -> None:
+    """Roll up runs older than --keep-days into one vertex per process and day (count, first/last start, statuses),
+    and day roll-ups older than --keep-day-rollups into one per process and month."""
     from lineage_platform.graph import connect
     from lineage_platform.graph.run_history import compact_runs as compact
 
-    summary = compact(connect(graph_url), keep_days, as_of=as_of.date() if as_of else None)
+    summary = compact(
+        connect(graph_url), keep_days, keep_day_rollups=keep_day_rollups, as_of=as_of.date() if as_of else None
+    )
     click.echo("\n".join(f"{name}: {value}" for name, value in summary.rows()))
 
 

@@ -74,6 +74,13 @@ keep_days = option(
     show_default=True,
     help="Days of runs kept in full; older runs are rolled up into one vertex per process and day.",
 )
+keep_day_rollups = option(
+    "--keep-day-rollups",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Days of day roll-ups kept (at least --keep-days); older ones, and runs of those days, are rolled up "
+    "into one vertex per process and month. Default: day roll-ups are kept.",
+)
 graph_url = option(
     "--graph",
     "graph_url",

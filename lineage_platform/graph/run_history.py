@@ -1,20 +1,24 @@
-"""Run history retention: recent runs in full, older ones rolled up into one vertex per process and day.
+"""Run history retention: recent runs in full, older ones rolled up per process and day, then per month.
 
 A scheduled job runs every day, so its process gathers a run vertex a day (365 a year, 36 million for a
 warehouse of 100,000 jobs) while its lineage stays the same. ``compact_runs(g, keep_days)`` keeps every run that
 started within ``keep_days`` days before ``as_of`` (default: today, UTC) and replaces each older one by its day's
-roll-up:
+roll-up; with ``keep_day_rollups`` (at least ``keep_days``), the roll-ups of days more than that many days before
+``as_of`` are rolled up again into their month's, and older runs go straight into their month's:
 
-    process -hasRunDay-> runDay   qualifiedName ``runday:<process key>:<yyyy-mm-dd>``
-                                  day, runs (count), firstStart, lastStart, statuses (JSON {status: count}),
-                                  runKeys (JSON list of the qualifiedNames of the runs it counts)
+    process -hasRunDay->   runDay     qualifiedName ``runday:<process key>:<yyyy-mm-dd>``, day
+    process -hasRunMonth-> runMonth   qualifiedName ``runmonth:<process key>:<yyyy-mm>``, month
+                                      both: runs (count), firstStart, lastStart, statuses (JSON {status: count}),
+                                      runKeys (JSON list of the qualifiedNames of the runs it counts)
 
-A roll-up absorbs later compactions of the same day (counts add up, the first start is the earliest, the last
-start the latest). Each run is rolled up in the same transaction that drops it, and a roll-up counts a run key
-once, so compacting again, or after the same logs were loaded again (which re-creates their runs), never counts
-a run twice. Runs without a start time are kept. Traces read lineage edges
-(``usedBy``, ``generated``, ``flowsTo``) and at most a process's latest runs; neither runs nor roll-ups are on
-their way.
+A daily job's year then holds ``keep_days`` runs, at most ``keep_day_rollups`` day roll-ups and one roll-up a
+month. A roll-up absorbs later compactions of the same period (counts add up, the first start is the earliest,
+the last start the latest). Each run is rolled up in the same transaction that drops it, and a run key is counted
+once across a process's day and month roll-ups (a run is not counted into a day when its month already counts it;
+a day's roll-up moves into its month whole, with its keys), so compacting again, or after the same logs were
+loaded again (which re-creates their runs), never counts a run twice. Runs without a start time are kept. Traces
+read lineage edges (``usedBy``, ``generated``, ``flowsTo``) and at most a process's latest runs; neither runs nor
+roll-ups are on their way.
 """
 
 from __future__ import annotations
@@ -36,8 +40,23 @@ from lineage_platform.graph.outbox import change_set
 from lineage_platform.graph.vocabulary import EdgeLabel, Key, VertexLabel
 from lineage_platform.graph.writer import edge_guid, guid, type_name
 
-RUN_DAY, HAS_RUN_DAY = VertexLabel.RUN_DAY, EdgeLabel.HAS_RUN_DAY
 CHUNK = 100  # processes whose old runs are rolled up and dropped in one transaction
+
+
+@dataclass(frozen=True)
+class Period:
+    """A roll-up granularity: its vertex label, the edge from the process, the key naming the period, the
+    qualifiedName prefix, and how many leading characters of an ISO start time name the period."""
+
+    label: str
+    edge: str
+    key: str
+    prefix: str
+    width: int
+
+
+DAY = Period(VertexLabel.RUN_DAY, EdgeLabel.HAS_RUN_DAY, Key.DAY, "runday", len("yyyy-mm-dd"))
+MONTH = Period(VertexLabel.RUN_MONTH, EdgeLabel.HAS_RUN_MONTH, Key.MONTH, "runmonth", len("yyyy-mm"))
 
 
 @dataclass
@@ -46,6 +65,8 @@ class CompactSummary:
 
     runs_rolled_up: int = 0
     days_written: int = 0
+    days_rolled_up: int = 0
+    months_written: int = 0
     processes: int = 0
     seconds: float = 0.0
 
@@ -54,14 +75,16 @@ class CompactSummary:
         return [
             ("runs rolled up", str(self.runs_rolled_up)),
             ("day roll-ups written", str(self.days_written)),
+            ("day roll-ups moved into months", str(self.days_rolled_up)),
+            ("month roll-ups written", str(self.months_written)),
             ("processes", str(self.processes)),
             ("seconds", f"{self.seconds:.2f}"),
         ]
 
 
 @dataclass
-class _Day:
-    """The roll-up of one process's runs of one day, with the keys of the runs it counts."""
+class RollUp:
+    """The roll-up of one process's runs of one period, with the keys of the runs it counts."""
 
     runs: int = 0
     first_start: str = ""
@@ -70,7 +93,7 @@ class _Day:
     keys: set[str] = field(default_factory=set)
 
     @classmethod
-    def stored(cls, row: dict[str, Any]) -> _Day:
+    def stored(cls, row: dict[str, Any]) -> RollUp:
         """The roll-up as the graph holds it."""
         return cls(
             row["runs"],
@@ -86,9 +109,19 @@ class _Day:
             return
         self.keys.add(key)
         self.runs += 1
-        self.first_start = min(self.first_start or start, start)
-        self.last_start = max(self.last_start, start)
+        self._span(start, start)
         self.statuses[status] += 1
+
+    def absorb(self, other: RollUp) -> None:
+        """Count the runs of ``other`` (a day's roll-up moving into its month; their keys are disjoint)."""
+        self.keys |= other.keys
+        self.runs += other.runs
+        self._span(other.first_start, other.last_start)
+        self.statuses.update(other.statuses)
+
+    def _span(self, first: str, last: str) -> None:
+        self.first_start = min(self.first_start or first, first)
+        self.last_start = max(self.last_start, last)
 
     def properties(self) -> dict[str, Any]:
         return {
@@ -114,93 +147,177 @@ def cutoff(keep_days: int, as_of: date | None = None) -> str:
 
 
 def compact_runs(
-    g: GraphTraversalSource, keep_days: int, *, as_of: date | None = None, chunk: int = CHUNK
+    g: GraphTraversalSource,
+    keep_days: int,
+    *,
+    keep_day_rollups: int | None = None,
+    as_of: date | None = None,
+    chunk: int = CHUNK,
 ) -> CompactSummary:
     """Roll up every run that started before ``cutoff(keep_days, as_of)`` into its process's day roll-up and drop
-    it; see the module docstring."""
+    it; with ``keep_day_rollups``, day roll-ups before ``cutoff(keep_day_rollups, as_of)`` move into their month's
+    roll-up and runs of those days go straight to it. See the module docstring."""
     started = time.perf_counter()
     before = cutoff(keep_days, as_of)
-    old_runs = __.runs().has(Key.START_TIME, P.lt(before))
-    owners = lineage_source(g).processes().where(old_runs).id_().to_list()  # one pass over processes and runs
+    months_before = None
+    if keep_day_rollups is not None:
+        if keep_day_rollups < keep_days:
+            raise ConfigError(
+                f"--keep-day-rollups {keep_day_rollups} is less than --keep-days {keep_days}",
+                hint="keep day roll-ups at least as long as runs in full",
+            )
+        months_before = cutoff(keep_day_rollups, as_of)
+    old = __.runs().has(Key.START_TIME, P.lt(before))
+    if months_before is not None:
+        old = __.union(old, __.out(DAY.edge).has(DAY.key, P.lt(months_before)))
+    owners = lineage_source(g).processes().where(old).id_().to_list()  # one pass over processes and runs
     summary = CompactSummary(processes=len(owners))
     for start in range(0, len(owners), chunk):
         with change_set(g, atomic=True) as (gtx, ops):
-            rows = (
-                lineage_source(gtx)
-                .V(*owners[start : start + chunk])
-                .as_("owner")
-                .runs()
-                .has(Key.START_TIME, P.lt(before))
-                .project("id", "key", "owner", "start", "status")
-                .by(T.id)
-                .by(__.qualified_name())
-                .by(__.select("owner").id_())
-                .by(__.values(Key.START_TIME))
-                .by(__.coalesce(__.values(Key.STATUS), __.constant("UNKNOWN")))
-                .to_list()
-            )
-            days = _roll_up(rows)
-            _write_days(gtx, days, ops)
-            gtx.V(*[row["id"] for row in rows]).drop().iterate()
-            if ops is not None:
-                ops.extend(("dropV", row["id"]) for row in rows)
-        summary.runs_rolled_up += len(rows)
-        summary.days_written += len(days)
+            _compact(gtx, owners[start : start + chunk], before, months_before, ops, summary)
     summary.seconds = time.perf_counter() - started
     return summary
 
 
-def _roll_up(rows: list[dict[str, Any]]) -> dict[tuple[Any, str], list[dict[str, Any]]]:
-    """The runs by (process id, day)."""
-    days: dict[tuple[Any, str], list[dict[str, Any]]] = {}
-    for row in rows:
-        days.setdefault((row["owner"], row["start"][:10]), []).append(row)
-    return days
-
-
-def _write_days(
-    g: GraphTraversalSource, runs: dict[tuple[Any, str], list[dict[str, Any]]], ops: list[tuple] | None
+def _compact(
+    g: GraphTraversalSource,
+    owners: list[Any],
+    before: str,
+    months_before: str | None,
+    ops: list[tuple] | None,
+    summary: CompactSummary,
 ) -> None:
-    """Merge the roll-ups into the graph's (creating those it lacks) and link each to its process."""
-    keys = list(runs)
-    found = g.V(*{process for process, _ in keys}).project("id", "name").by(T.id).by(__.qualified_name())
-    process_names = {row["id"]: row["name"] for row in found.to_list()}
-    qualified = {key: f"runday:{process_names[key[0]].removeprefix('process:')}:{key[1]}" for key in keys}
-    existing = {
-        row["name"]: row
-        for row in g.V()
-        .has(RUN_DAY, Key.QUALIFIED_NAME, P.within(*qualified.values()))
-        .project("name", "runs", "first", "last", "statuses", "keys")
-        .by(__.qualified_name())
-        .by(__.values(Key.RUNS))
-        .by(__.values(Key.FIRST_START))
-        .by(__.values(Key.LAST_START))
-        .by(__.values(Key.STATUSES))
-        .by(__.values(Key.RUN_KEYS))
-        .to_list()
+    """One transaction: the old runs of ``owners`` (and, with ``months_before``, their old day roll-ups) rolled
+    up and dropped."""
+    names = {
+        row["id"]: row["name"] for row in _projected(g.V(*owners), {"id": T.id, "name": __.qualified_name()})
     }
+    runs = _projected(
+        lineage_source(g).V(*owners).as_("owner").runs().has(Key.START_TIME, P.lt(before)),
+        {
+            "id": T.id,
+            "key": __.qualified_name(),
+            "owner": __.select("owner").id_(),
+            "start": __.values(Key.START_TIME),
+            "status": __.coalesce(__.values(Key.STATUS), __.constant("UNKNOWN")),
+        },
+    )
+    old_days: list[dict[str, Any]] = []
+    to_month: list[dict[str, Any]] = []
+    to_day = runs
+    if months_before is not None:
+        old_day_vertices = g.V(*owners).as_("owner").out(DAY.edge).has(DAY.key, P.lt(months_before))
+        old_days = _rollup_rows(old_day_vertices, DAY, __.select("owner").id_())
+        to_month = [r for r in runs if r["start"][: DAY.width] < months_before]
+        to_day = [r for r in runs if r["start"][: DAY.width] >= months_before]
+    month_keys = {(r["owner"], r["start"][: MONTH.width]) for r in runs} | {
+        (row["owner"], row["period"][: MONTH.width]) for row in old_days
+    }
+    months = _stored(g, MONTH, names, month_keys)
+    existing_months = set(months)
+    day_keys = {(r["owner"], r["start"][: DAY.width]) for r in to_day}
+    days = _stored(g, DAY, names, day_keys)
+    existing_days = set(days)
+    changed_months: set[tuple[Any, str]] = set()
+    for row in old_days:
+        key = (row["owner"], row["period"][: MONTH.width])
+        months.setdefault(key, RollUp()).absorb(RollUp.stored(row))
+        changed_months.add(key)
+    for run in to_month:
+        key = (run["owner"], run["start"][: MONTH.width])
+        months.setdefault(key, RollUp()).add(run["key"], run["start"], run["status"])
+        changed_months.add(key)
+    for run in to_day:
+        month = months.get((run["owner"], run["start"][: MONTH.width]))
+        if month is None or run["key"] not in month.keys:  # else its month counts it already
+            days.setdefault((run["owner"], run["start"][: DAY.width]), RollUp()).add(
+                run["key"], run["start"], run["status"]
+            )
+    _write(g, DAY, {key: days[key] for key in day_keys if key in days}, existing_days, names, ops)
+    _write(g, MONTH, {key: months[key] for key in changed_months}, existing_months, names, ops)
+    dropped = [row["id"] for row in old_days] + [run["id"] for run in runs]
+    if dropped:
+        g.V(*dropped).drop().iterate()
+        if ops is not None:
+            ops.extend(("dropV", vertex) for vertex in dropped)
+    summary.runs_rolled_up += len(runs)
+    summary.days_written += sum(1 for key in day_keys if key in days)
+    summary.days_rolled_up += len(old_days)
+    summary.months_written += len(changed_months)
+
+
+def _projected(traversal: Any, bys: dict[str, Any]) -> list[dict[str, Any]]:
+    """``traversal.project(*bys).by(...)...``: one row per element, each key by its ``by`` modulator."""
+    projected = traversal.project(*bys)
+    for by in bys.values():
+        projected = projected.by(by)
+    return projected.to_list()
+
+
+def _rollup_rows(traversal: Any, period: Period, owner: Any) -> list[dict[str, Any]]:
+    """Each roll-up vertex of ``traversal`` as a row ``RollUp.stored`` reads, its process's id by ``owner``."""
+    return _projected(
+        traversal,
+        {
+            "id": T.id,
+            "owner": owner,
+            "name": __.qualified_name(),
+            "period": __.values(period.key),
+            "runs": __.values(Key.RUNS),
+            "first": __.values(Key.FIRST_START),
+            "last": __.values(Key.LAST_START),
+            "statuses": __.values(Key.STATUSES),
+            "keys": __.values(Key.RUN_KEYS),
+        },
+    )
+
+
+def _qualified_name(period: Period, process_name: str, value: str) -> str:
+    return f"{period.prefix}:{process_name.removeprefix('process:')}:{value}"
+
+
+def _stored(
+    g: GraphTraversalSource, period: Period, names: dict[Any, str], keys: set[tuple[Any, str]]
+) -> dict[tuple[Any, str], RollUp]:
+    """The roll-ups of ``period`` the graph already holds for ``keys`` ((process id, period value) pairs)."""
+    if not keys:
+        return {}
+    wanted = {_qualified_name(period, names[owner], value): (owner, value) for owner, value in keys}
+    rows = _rollup_rows(
+        g.V().has(period.label, Key.QUALIFIED_NAME, P.within(*wanted)), period, __.in_(period.edge).id_()
+    )
+    return {wanted[row["name"]]: RollUp.stored(row) for row in rows}
+
+
+def _write(
+    g: GraphTraversalSource,
+    period: Period,
+    rollups: dict[tuple[Any, str], RollUp],
+    existed: set[tuple[Any, str]],
+    names: dict[Any, str],
+    ops: list[tuple] | None,
+) -> None:
+    """Merge ``rollups`` into the graph (creating those not in ``existed``) and link each to its process."""
+    if not rollups:
+        return
+    keys = list(rollups)
+    qualified = {key: _qualified_name(period, names[key[0]], key[1]) for key in keys}
     token = long(time.time_ns() // 1_000_000)
-    days = {}
-    for key in keys:
-        stored = existing.get(qualified[key])
-        days[key] = _Day.stored(stored) if stored is not None else _Day()
-        for run in runs[key]:
-            days[key].add(run["key"], run["start"], run["status"])
     rows = [
         {
-            "match": {T.label: RUN_DAY, Key.QUALIFIED_NAME: qualified[key]},
+            "match": {T.label: period.label, Key.QUALIFIED_NAME: qualified[key]},
             "create": {
-                Key.GUID: guid(RUN_DAY, qualified[key]),
+                Key.GUID: guid(period.label, qualified[key]),
                 Key.NAME: key[1],
-                Key.TYPE_NAME: type_name(RUN_DAY),
-                Key.KIND: RUN_DAY,
+                Key.TYPE_NAME: type_name(period.label),
+                Key.KIND: period.label,
                 Key.CREATE_TIME: token,
                 Key.CREATE_BY: "lineage",
                 Key.VERSION: 1,
-                Key.DAY: key[1],
-                **days[key].properties(),
+                period.key: key[1],
+                **rollups[key].properties(),
             },
-            "update": days[key].properties(),
+            "update": rollups[key].properties(),
         }
         for key in keys
     ]
@@ -214,14 +331,14 @@ def _write_days(
     )
     edges = [
         {
-            "match": {T.label: HAS_RUN_DAY, Direction.OUT: key[0], Direction.IN: vertex},
+            "match": {T.label: period.edge, Direction.OUT: key[0], Direction.IN: vertex},
             "create": {
                 Key.CREATE_TIME: token,
                 Key.GUID: edge_guid(
-                    HAS_RUN_DAY, (VertexLabel.PROCESS, process_names[key[0]]), (RUN_DAY, qualified[key]), ()
+                    period.edge, (VertexLabel.PROCESS, names[key[0]]), (period.label, qualified[key]), ()
                 ),
-                Key.NAME: f"{process_names[key[0]]} {HAS_RUN_DAY} {qualified[key]}",
-                Key.TYPE_NAME: HAS_RUN_DAY,
+                Key.NAME: f"{names[key[0]]} {period.edge} {qualified[key]}",
+                Key.TYPE_NAME: period.edge,
             },
         }
         for key, vertex in zip(keys, ids)
@@ -234,25 +351,26 @@ def _write_days(
         .to_list()
     )
     if ops is not None:
-        _record(ops, rows, ids, edges, edge_ids, existing)
+        _record(ops, period, rows, ids, edges, edge_ids, [key in existed for key in keys])
 
 
 def _record(
     ops: list[tuple],
+    period: Period,
     rows: list[dict[str, Any]],
     ids: list[Any],
     edges: list[dict[str, Any]],
     edge_ids: list[Any],
-    existing: dict[str, Any],
+    existed: list[bool],
 ) -> None:
     """Op tuples of the roll-ups for change capture: new vertices and edges, updated counts."""
-    for row, vertex, edge, edge_id in zip(rows, ids, edges, edge_ids):
-        if row["match"][Key.QUALIFIED_NAME] in existing:
+    for row, vertex, edge, edge_id, was_there in zip(rows, ids, edges, edge_ids, existed):
+        if was_there:
             ops.extend(("addVP", vertex, k, k, v) for k, v in row["update"].items())
             continue
         properties = {Key.QUALIFIED_NAME: row["match"][Key.QUALIFIED_NAME], **row["create"]}
-        ops.append(("addV", vertex, RUN_DAY))
+        ops.append(("addV", vertex, period.label))
         ops.extend(("addVP", vertex, k, k, v) for k, v in properties.items())
         match = edge["match"]
-        ops.append(("addE", edge_id, HAS_RUN_DAY, match[Direction.OUT], match[Direction.IN]))
+        ops.append(("addE", edge_id, period.edge, match[Direction.OUT], match[Direction.IN]))
         ops.extend(("setEP", edge_id, k, v) for k, v in edge["create"].items())

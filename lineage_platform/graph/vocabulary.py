@@ -1,9 +1,9 @@
 # generated from graph_schema/schema.yaml by `python -m graph_schema.vocabulary` — do not edit
-"""The lineage graph's label and property key names (schema version 4)."""
+"""The lineage graph's label and property key names (schema version 5)."""
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 
 
 class VertexLabel:
@@ -17,6 +17,7 @@ class VertexLabel:
     PROCESS: Final = "process"
     RUN: Final = "run"
     RUN_DAY: Final = "runDay"
+    RUN_MONTH: Final = "runMonth"
     PARTITION: Final = "partition"
     CLASSIFICATION: Final = "classification"
     PRINCIPAL: Final = "principal"
@@ -35,6 +36,7 @@ class EdgeLabel:
     FLOWS_TO: Final = "flowsTo"
     HAS_RUN: Final = "hasRun"
     HAS_RUN_DAY: Final = "hasRunDay"
+    HAS_RUN_MONTH: Final = "hasRunMonth"
     HAS_PARTITION: Final = "hasPartition"
     TAGGED_WITH: Final = "taggedWith"
     MEMBER_OF: Final = "memberOf"
@@ -72,6 +74,7 @@ class Key:
     SOURCE: Final = "source"
     RUN_ID: Final = "runId"
     DAY: Final = "day"
+    MONTH: Final = "month"
     RUNS: Final = "runs"
     FIRST_START: Final = "firstStart"
     LAST_START: Final = "lastStart"

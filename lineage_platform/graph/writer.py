@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 
 KNOWN_EDGES_LIMIT = 1_000_000  # edge keys a writer remembers before it starts over (memory bound)
 GUID_NAMESPACE = uuid.UUID("5f0c7d2e-8a43-4c0e-9a51-6b3c1f2d7e90")
-PROCESS_LABELS = frozenset({VertexLabel.PROCESS, VertexLabel.RUN, VertexLabel.RUN_DAY})
+PROCESS_LABELS = frozenset({VertexLabel.PROCESS, VertexLabel.RUN, VertexLabel.RUN_DAY, VertexLabel.RUN_MONTH})
 """Vertex labels whose provenance ``typeName`` is ``Process``; every other label the writer makes is a ``Dataset``."""
 DEFINING_OPERATIONS = frozenset({"CREATE_AS_SELECT", "CREATE_TABLE", "CREATE_VIEW"})
 """Operations that state a dataset's whole column list (a new list is a new definition, a new version)."""

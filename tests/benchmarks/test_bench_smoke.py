@@ -168,6 +168,7 @@ SMOKES = {
             rf"collector: a day of hook events \(120 SQL events, 120 applied.* {RATIO}",
             rf"trace up 20 hops, column level .* {RATIO}",
             rf"label propagation to fixpoint .* {RATIO}",
+            r"compact runs: keep 1 days, days before the last 2 per month .* elements [\d,]+ -> [\d,]+",
         ),
         needs=("spark", "broker"),  # it starts its own Tansu broker, as for users
     ),

@@ -1,15 +1,16 @@
-"""Run history retention: recent runs in full, older ones rolled up per process and day, on a real embedded store."""
+"""Run history retention: recent runs in full, older ones rolled up per process and day, then month, on a real
+embedded store and on the reference servers."""
 
 from __future__ import annotations
 
 import json
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 
 from lineage_platform.cli import invoke
 from lineage_platform.errors import ConfigError
-from lineage_platform.graph import close_all, connect
+from lineage_platform.graph import close_all, connect, disconnect
 from lineage_platform.graph.run_history import compact_runs
 from lineage_platform.graph.writer import LineageWriter
 from lineage_platform.model import ColumnEdge, Dataset, RunInfo, StatementLineage
@@ -33,9 +34,24 @@ def _runs(days: range, failed_day: int) -> list[tuple[StatementLineage, RunInfo]
     return [*runs, (LOAD, RunInfo("FAILED", user="etl", start_time=f"2026-01-{failed_day:02d}T03:00:00Z"))]
 
 
-def _days(g) -> dict[str, dict]:
-    rows = g.V().has_label("runDay").value_map().to_list()
-    return {row["day"][0]: {key: values[0] for key, values in row.items()} for row in rows}
+def _days(g, label: str = "runDay", key: str = "day") -> dict[str, dict]:
+    rows = g.V().has_label(label).value_map().to_list()
+    return {row[key][0]: {k: values[0] for k, values in row.items()} for row in rows}
+
+
+def _months(g) -> dict[str, dict]:
+    return _days(g, "runMonth", "month")
+
+
+def _daily(first: date, last: date) -> list[tuple[StatementLineage, RunInfo]]:
+    """One successful run a day at 01:00 from ``first`` to ``last``, plus a failed retry at 03:00 on ``first``."""
+    days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
+    runs = [(LOAD, RunInfo("SUCCEEDED", user="etl", start_time=f"{day}T01:00:00Z")) for day in days]
+    return [*runs, (LOAD, RunInfo("FAILED", user="etl", start_time=f"{first}T03:00:00Z"))]
+
+
+def _counts(g) -> dict[str, int]:
+    return {label: g.V().has_label(label).count().next() for label in ("run", "runDay", "runMonth")}
 
 
 @pytest.fixture
@@ -114,7 +130,7 @@ def test_negative_retention_is_refused(g) -> None:
         compact_runs(g, keep_days=-1)
 
 
-def test_compact_runs_command(tmp_path) -> None:
+def test_compact_runs_command(tmp_path, capsys) -> None:
     url = f"embedded:{tmp_path / 'graph'}"
     LineageWriter(connect(url)).write_runs(_runs(range(1, 6), failed_day=1))
     close_all()
@@ -125,6 +141,27 @@ def test_compact_runs_command(tmp_path) -> None:
     close_all()
     bad = invoke(["graph", "compact-runs", "--graph", url, "--keep-days", "2", "--as-of", "yesterday"])
     assert not bad.success
+    months = invoke(
+        [
+            "graph",
+            "compact-runs",
+            "--graph",
+            url,
+            "--keep-days",
+            "2",
+            "--keep-day-rollups",
+            "2",
+            "--as-of",
+            "2026-01-05",
+        ]
+    )
+    assert months.success, months.exception
+    assert "month roll-ups written: 1" in capsys.readouterr().out
+    g = connect(url)
+    assert g.V().has_label("runDay").count().next() == 0 and g.V().has_label("runMonth").count().next() == 1
+    close_all()
+    refused = invoke(["graph", "compact-runs", "--graph", url, "--keep-days", "9", "--keep-day-rollups", "2"])
+    assert not refused.success and "--keep-day-rollups 2 is less than --keep-days 9" in str(refused.exception)
 
 
 def test_create_by_stays_the_user_of_the_earliest_run_after_it_is_rolled_up(g) -> None:
@@ -135,3 +172,70 @@ def test_create_by_stays_the_user_of_the_earliest_run_after_it_is_rolled_up(g) -
     for label, name in (("process", None), ("table", "dwd.orders")):
         vertex = g.V().has_label(label) if name is None else g.V().has(label, "qualifiedName", name)
         assert vertex.values("createBy").next() == "founder"
+
+
+def test_day_roll_ups_older_than_the_second_horizon_move_into_months(g) -> None:
+    LineageWriter(g).write_runs(_daily(date(2026, 1, 1), date(2026, 3, 10)))
+    summary = compact_runs(g, keep_days=3, keep_day_rollups=30, as_of=date(2026, 3, 10))
+    # runs from 2026-03-07 kept; days from 2026-02-08 to 2026-03-06 rolled up per day; older ones per month
+    assert _counts(g) == {"run": 4, "runDay": 27, "runMonth": 2}
+    months = _months(g)
+    assert (months["2026-01"]["runs"], months["2026-02"]["runs"]) == (32, 7)
+    assert json.loads(months["2026-01"]["statuses"]) == {"FAILED": 1, "SUCCEEDED": 31}
+    assert (months["2026-01"]["firstStart"], months["2026-01"]["lastStart"]) == (
+        "2026-01-01T01:00:00Z",
+        "2026-01-31T01:00:00Z",
+    )
+    assert months["2026-02"]["lastStart"] == "2026-02-07T01:00:00Z"
+    assert summary.runs_rolled_up == 66 and summary.months_written == 2 and summary.days_written == 27
+    process = g.V().has_label("process").next()
+    assert g.V(process).out("hasRunMonth").count().next() == 2
+
+
+def test_months_made_later_from_day_roll_ups_equal_months_made_at_once(tmp_path) -> None:
+    def rolled_up(name: str, steps: list[int | None]) -> tuple[dict, dict, dict]:
+        graph = connect(f"embedded:{tmp_path / name}")
+        LineageWriter(graph).write_runs(_daily(date(2026, 1, 1), date(2026, 3, 10)))
+        for keep_day_rollups in steps:
+            compact_runs(graph, keep_days=3, keep_day_rollups=keep_day_rollups, as_of=date(2026, 3, 10))
+        drop = ("createTime",)
+        months = {m: {k: v for k, v in row.items() if k not in drop} for m, row in _months(graph).items()}
+        days = {d: {k: v for k, v in row.items() if k not in drop} for d, row in _days(graph).items()}
+        return months, days, _counts(graph)
+
+    assert rolled_up("at-once", [30]) == rolled_up("later", [None, 30])
+    close_all()
+
+
+def test_reloading_old_logs_counts_each_run_once_across_days_and_months(g) -> None:
+    logs = _daily(date(2026, 1, 1), date(2026, 3, 10))
+    LineageWriter(g).write_runs(logs)
+    compact_runs(g, keep_days=3, keep_day_rollups=30, as_of=date(2026, 3, 10))
+    first = (_months(g), _days(g))
+    LineageWriter(g).write_runs(logs)  # every old run is created again
+    again = compact_runs(g, keep_days=3, keep_day_rollups=30, as_of=date(2026, 3, 10))
+    assert again.runs_rolled_up == 66
+    assert (_months(g), _days(g)) == first
+    # a wider second horizon later: re-created runs of days already in a month are not counted into a day
+    LineageWriter(g).write_runs(logs)
+    compact_runs(g, keep_days=3, keep_day_rollups=60, as_of=date(2026, 3, 10))
+    assert _months(g) == first[0]
+    assert sum(day["runs"] for day in _days(g).values()) == sum(day["runs"] for day in first[1].values())
+
+
+def test_a_second_horizon_shorter_than_the_first_is_refused(g) -> None:
+    with pytest.raises(ConfigError, match="less than --keep-days"):
+        compact_runs(g, keep_days=30, keep_day_rollups=7)
+
+
+@pytest.mark.parametrize("server", ["tinkerpop_url", "janusgraph_url"])
+def test_month_roll_ups_on_the_reference_servers(request, server) -> None:
+    source = connect(request.getfixturevalue(server))
+    source.V().drop().iterate()
+    try:
+        LineageWriter(source).write_runs(_daily(date(2026, 1, 1), date(2026, 2, 20)))
+        compact_runs(source, keep_days=3, keep_day_rollups=10, as_of=date(2026, 2, 20))
+        assert _counts(source) == {"run": 4, "runDay": 7, "runMonth": 2}
+        assert {m: row["runs"] for m, row in _months(source).items()} == {"2026-01": 32, "2026-02": 9}
+    finally:
+        disconnect(source)
