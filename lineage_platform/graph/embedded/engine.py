@@ -45,6 +45,7 @@ from lineage_platform.graph.embedded.pipeline import (
     path_mode,
     uses_steps,
 )
+from lineage_platform.graph.embedded.strategy_views import VIEW_STRATEGIES, View, nested_bytecodes, view_of
 from lineage_platform.graph.embedded.strict import SchemaRules
 from lineage_platform.graph.embedded.transaction import GraphLock, Transaction
 
@@ -84,6 +85,16 @@ def _olap_refused() -> UnsupportedStepError:
         "withComputer() (OLAP) is not supported by the embedded engine",
         hint="run OLAP traversals against JanusGraph with Spark, or drop withComputer()",
     )
+
+
+def _add_view(compiler: Compiler, view: View, bytecode: Bytecode) -> None:
+    """Apply ``view`` to the traversals ``compiler`` compiles, but not to its criteria. Through an edge criterion
+    both() becomes bothE().filter(...).otherV(), and otherV() reads the path."""
+    compiler.views.append(view.rewrite)
+    if view.edges is not None and uses_steps(bytecode, frozenset({"both"})):
+        compiler.track_paths, compiler.label_paths_only = True, False
+    for criterion in view.criteria():
+        compiler.unviewed.update((id(b), b) for b in nested_bytecodes(criterion))
 
 
 def _strategy_name(strategy: Any) -> str:
@@ -268,8 +279,13 @@ class EmbeddedGraph:
                 compiler.bulk = bool(args[0]) if args else True
             elif name == "withStrategies":
                 for strategy in args:
+                    strategy_name = _strategy_name(strategy)
+                    if strategy_name in VIEW_STRATEGIES:
+                        configuration = getattr(strategy, "configuration", None) or {}
+                        _add_view(compiler, view_of(strategy_name, configuration), bytecode)
+                        continue
                     self._check_strategy(strategy, mutating)
-                    if _strategy_name(strategy) == "ProductiveByStrategy":
+                    if strategy_name == "ProductiveByStrategy":
                         compiler.productive_by = True
             elif name in ("withoutStrategies", "with", "withPath"):
                 continue

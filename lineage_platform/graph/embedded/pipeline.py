@@ -7,7 +7,7 @@ another (lazy generators; barrier steps collect). Paths are only tracked when th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from gremlin_python.process.traversal import Bytecode
@@ -16,7 +16,13 @@ from lineage_platform.errors import TraversalError, UnsupportedStepError
 from lineage_platform.graph.embedded.cancel import Cancellation
 from lineage_platform.graph.embedded.memgraph import MemGraph
 from lineage_platform.graph.embedded.step_calls import StepCall, as_bytecode, group_steps
-from lineage_platform.graph.embedded.strategies import Context, apply_strategies
+from lineage_platform.graph.embedded.strategies import (
+    STRATEGIES,
+    Context,
+    Strategy,
+    apply_strategies,
+    navigation_walk,
+)
 from lineage_platform.graph.embedded.values import hash_key
 
 # Steps whose presence anywhere in a traversal switches path tracking on.
@@ -279,6 +285,10 @@ class Compiler:
         # while a repeat() body is compiled: the state its steps keep across the loop's iterations (dedup()'s
         # seen values), which repeat() clears when it starts; None elsewhere (other children start afresh)
         self.loop_state: dict[int, Any] | None = None
+        # SubgraphStrategy/PartitionStrategy (strategy_views.View.rewrite): applied before the engine's strategies
+        # to every traversal but the criteria they insert, whose bytecodes (nested ones too) are kept by id here
+        self.views: list[Strategy] = []
+        self.unviewed: dict[int, Bytecode] = {}
 
     def collect(self, travs: Iterable[Trav], where: str) -> list[Trav]:
         """Materialise a stream of traversers (a barrier), checking cancellation and the item budget as it
@@ -322,8 +332,17 @@ class Compiler:
         return pipeline
 
     def _compile(self, bytecode: Bytecode | list[StepCall], anonymous: bool) -> Pipeline:
+        if self.views and isinstance(bytecode, Bytecode) and id(bytecode) in self.unviewed:
+            views, self.views = (
+                self.views,
+                [],
+            )  # a view's criterion, and all compiled for it, sees the whole graph
+            try:
+                return self._compile(bytecode, anonymous)
+            finally:
+                self.views = views
         calls = group_steps(bytecode.step_instructions) if isinstance(bytecode, Bytecode) else bytecode
-        calls = apply_strategies(calls, self.strategy_context(anonymous))
+        calls = apply_strategies(calls, self.strategy_context(anonymous), self._strategies_for(bytecode))
         if calls and anonymous:
             calls[0].starts_child = True
         steps = []
@@ -336,6 +355,14 @@ class Compiler:
                 )
             steps.append(fn(call, self))
         return Pipeline(steps)
+
+    def _strategies_for(self, bytecode: Bytecode | list[StepCall]) -> Sequence[Strategy]:
+        """The engine's strategies, after the views' rewrites for a viewed traversal; under views the navigation
+        walk is left out (it would walk a repeat() body past the views' filters)."""
+        if not self.views:
+            return STRATEGIES
+        safe = tuple(s for s in STRATEGIES if s is not navigation_walk)
+        return (*self.views, *safe) if isinstance(bytecode, Bytecode) else safe
 
     def strategy_context(self, anonymous: bool) -> Context:
         """What the strategies may depend on for a traversal compiled in this execution."""
