@@ -54,7 +54,10 @@ def compact_runs(
     from lineage_platform.graph.run_history import compact_runs as compact
 
     summary = compact(
-        connect(graph_url), keep_days, keep_day_rollups=keep_day_rollups, as_of=as_of.date() if as_of else None
+        connect(graph_url),
+        keep_days,
+        keep_day_rollups=keep_day_rollups,
+        as_of=as_of.date() if as_of else None,
     )
     click.echo("\n".join(f"{name}: {value}" for name, value in summary.rows()))
 
