@@ -10,22 +10,7 @@ from gremlin_python.process.traversal import P, TextP
 
 from lineage_platform.graph.embedded.strategy_views import View, view_of
 from lineage_platform.graph.writer import LineageWriter
-from lineage_platform.model import ColumnEdge, Dataset, StatementLineage
-
-PROFILE = StatementLineage(
-    index=0,
-    operation="INSERT_OVERWRITE",
-    sql="INSERT OVERWRITE TABLE dws.profile SELECT id, name, sha2(ssn, 256) FROM ods.users WHERE active",
-    inputs=(Dataset("ods.users"),),
-    outputs=(Dataset("dws.profile"),),
-    column_edges=(
-        ColumnEdge("ods.users.id", "dws.profile.id"),
-        ColumnEdge("ods.users.name", "dws.profile.name"),
-        ColumnEdge("ods.users.ssn", "dws.profile.ssn_hash", transform="EXPRESSION", masking=True),
-        ColumnEdge("ods.users.active", "dws.profile", strength="weak", transform="FILTER"),
-    ),
-)
-NAME = "qualifiedName"
+from tests.lineage_samples import NAME, PROFILE
 
 
 def _names(traversal) -> list[str]:

@@ -27,6 +27,7 @@ from lineage_platform.graph.embedded import (  # noqa: F401  (importing register
     steps_graph,
     steps_list,
     steps_map,
+    steps_match,
     steps_math,
     steps_merge,
     steps_navigation,
