@@ -88,12 +88,9 @@ def _olap_refused() -> UnsupportedStepError:
     )
 
 
-def _add_view(compiler: Compiler, view: View, bytecode: Bytecode) -> None:
-    """Apply ``view`` to the traversals ``compiler`` compiles, but not to its criteria. Through an edge criterion
-    both() becomes bothE().filter(...).otherV(), and otherV() reads the path."""
+def _add_view(compiler: Compiler, view: View) -> None:
+    """Apply ``view`` to the traversals ``compiler`` compiles, but not to its criteria."""
     compiler.views.append(view.rewrite)
-    if view.edges is not None and uses_steps(bytecode, frozenset({"both"})):
-        compiler.track_paths, compiler.label_paths_only = True, False
     for criterion in view.criteria():
         compiler.unviewed.update((id(b), b) for b in nested_bytecodes(criterion))
 
@@ -283,7 +280,7 @@ class EmbeddedGraph:
                     strategy_name = _strategy_name(strategy)
                     if strategy_name in VIEW_STRATEGIES:
                         configuration = getattr(strategy, "configuration", None) or {}
-                        _add_view(compiler, view_of(strategy_name, configuration), bytecode)
+                        _add_view(compiler, view_of(strategy_name, configuration))
                         continue
                     self._check_strategy(strategy, mutating)
                     if strategy_name == "ProductiveByStrategy":

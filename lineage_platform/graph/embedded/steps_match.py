@@ -75,6 +75,14 @@ def _calls(source: Any) -> list[StepCall]:
     return infix_connectives(group_steps(bytecode.step_instructions), Context())
 
 
+def _viewed(calls: list[StepCall], c: Compiler) -> list[StepCall]:
+    """A pattern's steps through the SubgraphStrategy/PartitionStrategy views of the execution (a pattern is a
+    traversal of the query's own, as the nested traversals the compiler views)."""
+    for view in c.views:
+        calls = view(calls, Context())
+    return calls
+
+
 def _parse(source: Any, c: Compiler) -> list[_Pattern]:
     """The patterns one match() argument holds (an and() holds several)."""
     calls = _calls(source)
@@ -89,10 +97,10 @@ def _parse(source: Any, c: Compiler) -> list[_Pattern]:
         end = None
         if rest and rest[-1].name == "as" and len(rest[-1].args) == 1:
             end, rest = rest[-1].args[0], rest[:-1]
-        body = c.compile(rest) if rest else None
+        body = c.compile(_viewed(rest, c)) if rest else None
         return [_Pattern("path", start=start, end=end, body=body)]
     if calls and calls[0].name == "where":
-        return [_Pattern("where", reads=frozenset(_labels_in(calls)), body=c.compile(calls))]
+        return [_Pattern("where", reads=frozenset(_labels_in(calls)), body=c.compile(_viewed(calls, c)))]
     raise TraversalError(
         "a match() pattern starts with as(label), where(), not(), and() or or()",
         hint='write each pattern as __.as("a")...steps...as("b")',

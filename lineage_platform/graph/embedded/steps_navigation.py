@@ -11,7 +11,7 @@ from lineage_platform.graph.embedded.pipeline import Compiler, StepCall, StepFn,
 EdgeSource = Callable[[VertexRec], Iterable[EdgeRec]]
 
 
-def _edge_source(attribute: str, labels: tuple[str, ...], snapshot: bool) -> EdgeSource:
+def edge_source(attribute: str, labels: tuple[str, ...], snapshot: bool) -> EdgeSource:
     """Edges of a vertex in one direction, optionally restricted to labels; snapshotted while the graph is written."""
     if len(labels) == 1:
         label = labels[0]
@@ -32,7 +32,7 @@ def _edge_source(attribute: str, labels: tuple[str, ...], snapshot: bool) -> Edg
     return many
 
 
-def _not_a_vertex(step_name: str, obj: object) -> TraversalError:
+def not_a_vertex(step_name: str, obj: object) -> TraversalError:
     return TraversalError(
         f"{step_name}() needs a vertex but got {type(obj).__name__} {obj!r}",
         hint=f"apply {step_name}() to vertices (use outV()/inV() to get from an edge to a vertex)",
@@ -55,9 +55,9 @@ def compile_adjacent(call: StepCall, c: Compiler) -> StepFn:
     check_cancelled = c.check_cancelled
     sources = []
     if call.name in ("out", "both"):
-        sources.append((_edge_source("out_e", labels, c.mutating), "in_v"))
+        sources.append((edge_source("out_e", labels, c.mutating), "in_v"))
     if call.name in ("in", "both"):
-        sources.append((_edge_source("in_e", labels, c.mutating), "out_v"))
+        sources.append((edge_source("in_e", labels, c.mutating), "out_v"))
     if len(sources) == 1 and sources[0][1] == "in_v":
         out_edges = sources[0][0]
 
@@ -67,7 +67,7 @@ def compile_adjacent(call: StepCall, c: Compiler) -> StepFn:
                 try:
                     edges = out_edges(t.obj)
                 except AttributeError:
-                    raise _not_a_vertex(call.name, t.obj) from None
+                    raise not_a_vertex(call.name, t.obj) from None
                 for e in edges:
                     yield t.split(e.in_v)
 
@@ -81,7 +81,7 @@ def compile_adjacent(call: StepCall, c: Compiler) -> StepFn:
                 try:
                     edges = in_edges(t.obj)
                 except AttributeError:
-                    raise _not_a_vertex(call.name, t.obj) from None
+                    raise not_a_vertex(call.name, t.obj) from None
                 for e in edges:
                     yield t.split(e.out_v)
 
@@ -94,7 +94,7 @@ def compile_adjacent(call: StepCall, c: Compiler) -> StepFn:
                 try:
                     edges = source(t.obj)
                 except AttributeError:
-                    raise _not_a_vertex(call.name, t.obj) from None
+                    raise not_a_vertex(call.name, t.obj) from None
                 for e in edges:
                     yield t.split(getattr(e, end))
 
@@ -107,9 +107,9 @@ def compile_incident(call: StepCall, c: Compiler) -> StepFn:
     labels = _labels(call)
     sources = []
     if call.name in ("outE", "bothE"):
-        sources.append(_edge_source("out_e", labels, c.mutating))
+        sources.append(edge_source("out_e", labels, c.mutating))
     if call.name in ("inE", "bothE"):
-        sources.append(_edge_source("in_e", labels, c.mutating))
+        sources.append(edge_source("in_e", labels, c.mutating))
     check_cancelled = c.check_cancelled
 
     def run(travs: Iterator[Trav]) -> Iterator[Trav]:
@@ -119,7 +119,7 @@ def compile_incident(call: StepCall, c: Compiler) -> StepFn:
                 try:
                     edges = source(t.obj)
                 except AttributeError:
-                    raise _not_a_vertex(call.name, t.obj) from None
+                    raise not_a_vertex(call.name, t.obj) from None
                 for e in edges:
                     yield t.split(e)
 

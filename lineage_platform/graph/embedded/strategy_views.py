@@ -5,8 +5,11 @@ criteria it inserts) before the engine's own strategies run:
 
 - a step that yields vertices (``V``, ``out``/``in``/``both``, ``outV``/``inV``/``bothV``/``otherV``) is followed
   by a filter on the vertex criterion, a step that yields edges (``E``, ``outE``/``inE``/``bothE``) by one on the
-  edge criterion; with an edge criterion, ``out()``/``in()``/``both()`` walk through the edges that pass it;
-  ``checkAdjacentVertices`` (default true) also requires both ends of an edge to pass the vertex criterion;
+  edge criterion; given an edge criterion, ``out()``/``in()``/``both()`` cross only the edges that pass it (the
+  path then holds the edges too, as TinkerPop's ``outE().filter(...).inV()`` rewrite leaves it);
+  ``checkAdjacentVertices`` (default true) also requires both ends of an edge to pass the vertex criterion.
+  PartitionStrategy filters the vertices ``out()``/``in()``/``both()`` reach, not the edges they cross, as
+  TinkerPop's does;
 - ``properties()``/``values()`` keep the vertex properties that pass the vertex-property criterion (edge
   properties are not filtered);
 - PartitionStrategy reads through ``has(partitionKey, within(readPartitions))`` on vertices and edges, and writes
@@ -30,14 +33,16 @@ from gremlin_python.process.traversal import Bytecode, Merge, P
 
 from lineage_platform.errors import UnsupportedStepError
 from lineage_platform.graph.embedded.memgraph import VertexPropRec
-from lineage_platform.graph.embedded.pipeline import Compiler, StepFn, step
+from lineage_platform.graph.embedded.pipeline import Compiler, StepFn, Trav, step
 from lineage_platform.graph.embedded.step_calls import StepCall, as_bytecode
+from lineage_platform.graph.embedded.steps_navigation import edge_source, not_a_vertex
 
 VIEW_STRATEGIES = frozenset({"SubgraphStrategy", "PartitionStrategy"})
 VERTEX_STEPS = frozenset({"V", "out", "in", "both", "outV", "inV", "bothV", "otherV"})
 EDGE_STEPS = frozenset({"E", "outE", "inE", "bothE"})
-_THROUGH_EDGES = {"out": ("outE", "inV"), "in": ("inE", "outV"), "both": ("bothE", "otherV")}
+_ADJACENT_STEPS = frozenset({"out", "in", "both"})
 _PROPERTY_FILTER = "viewProperties"  # internal step: vertex properties through the criterion, others kept
+_ADJACENT = "viewAdjacent"  # internal step: out/in/both over the edges that pass the criterion
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,7 @@ class View:
     edges: Bytecode | None = None
     vertex_properties: Bytecode | None = None
     partition: tuple[str, Any, frozenset[Any]] | None = None  # (key, write partition, read partitions)
+    cross_edges: bool = False  # out()/in()/both() cross only edges that pass (an edge criterion was given)
 
     def criteria(self) -> Iterator[Bytecode]:
         """The criteria the view inserts (compiled without the view)."""
@@ -57,13 +63,10 @@ class View:
         """The steps with the view's filters and partition writes inserted (a strategy of the engine's kind)."""
         out: list[StepCall] = []
         for call in calls:
-            if call.name in _THROUGH_EDGES and self.edges is not None:
-                edge_step, vertex_step = _THROUGH_EDGES[call.name]
-                out += [
-                    StepCall(edge_step, list(call.args), leading=call.leading),
-                    _filter(self.edges),
-                    StepCall(vertex_step, [], modulators=call.modulators),
-                ]
+            if call.name in _ADJACENT_STEPS and self.cross_edges:
+                out.append(
+                    StepCall(_ADJACENT, [call.name, tuple(call.args), self.edges], leading=call.leading)
+                )
                 out += [_filter(self.vertices)] if self.vertices is not None else []
             elif call.name == "values" and self.vertex_properties is not None:
                 out += [
@@ -142,13 +145,16 @@ def view_of(strategy_name: str, configuration: dict[str, Any]) -> View:
             vertices=within, edges=within, vertex_properties=within if meta else None, partition=partition
         )
     vertices = as_bytecode(configuration.get("vertices"))
-    edges = as_bytecode(configuration.get("edges"))
-    # gremlinpython 3.7 sends check_adjacent_vertices as "checkAdjacentProperties"
-    check = configuration.get("checkAdjacentVertices", configuration.get("checkAdjacentProperties", True))
+    edges = crossed = as_bytecode(configuration.get("edges"))
+    # gremlinpython 3.7 sends check_adjacent_vertices as "checkAdjacentProperties", which Gremlin Server ignores;
+    # so does the engine (the same traversal gives the same answer everywhere)
+    check = configuration.get("checkAdjacentVertices", True)
     if vertices is not None and check is not False:
         ends = [__.in_v().filter_(vertices), __.out_v().filter_(vertices)]
         edges = (__.and_(*ends) if edges is None else __.and_(edges, *ends)).bytecode
-    return View(vertices, edges, as_bytecode(configuration.get("vertexProperties")))
+    return View(
+        vertices, edges, as_bytecode(configuration.get("vertexProperties")), cross_edges=crossed is not None
+    )
 
 
 def nested_bytecodes(bytecode: Bytecode) -> Iterator[Bytecode]:
@@ -166,3 +172,31 @@ def compile_view_properties(call: StepCall, c: Compiler) -> StepFn:
     """Vertex properties that pass the view's criterion; anything else (edge properties) passes."""
     pipeline = c.sub(call.args[0], "properties")
     return lambda travs: (t for t in travs if not isinstance(t.obj, VertexPropRec) or pipeline.has_result(t))
+
+
+@step(_ADJACENT)
+def compile_view_adjacent(call: StepCall, c: Compiler) -> StepFn:
+    """out()/in()/both() over the edges that pass the view's edge criterion, each edge on the path before the
+    vertex it leads to."""
+    name, labels, criterion = call.args
+    sources = []
+    if name in ("out", "both"):
+        sources.append((edge_source("out_e", labels, c.mutating), "in_v"))
+    if name in ("in", "both"):
+        sources.append((edge_source("in_e", labels, c.mutating), "out_v"))
+    passes = c.sub(criterion, name)
+    check_cancelled = c.check_cancelled
+
+    def run(travs: Iterator[Trav]) -> Iterator[Trav]:
+        for t in travs:
+            check_cancelled()
+            for source, end in sources:
+                try:
+                    edges = source(t.obj)
+                except AttributeError:
+                    raise not_a_vertex(name, t.obj) from None
+                for e in edges:
+                    if passes.has_result(t.replace(e)):
+                        yield t.split(e).split(getattr(e, end))
+
+    return run
