@@ -103,6 +103,9 @@ def test_gremlin_javascript_defaults_get_the_same_answers(peer_url: str, gremlin
         "script": [41, "a"],
         "batchedInOrder": True,
         "scriptErrorStatus": 597,
+        "subgraph": [],
+        "matched": [{"a": "marko", "b": "lop"}],
+        "tenantNames": ["ana"],
     }
 
 

@@ -6,6 +6,7 @@ const gremlin = require('gremlin');
 const { DriverRemoteConnection, Client } = gremlin.driver;
 const { traversal } = gremlin.process.AnonymousTraversalSource;
 const { P } = gremlin.process;
+const { SubgraphStrategy, PartitionStrategy } = require('gremlin/lib/process/traversal-strategy');
 const __ = gremlin.process.statics;
 
 async function statusOf(work) {
@@ -40,6 +41,15 @@ async function main(url) {
     const batched = await client.submit(`g.inject(${numbers.join(', ')})`, null, { batchSize: 64 });
     seen.batchedInOrder = JSON.stringify(batched.toArray()) === JSON.stringify(numbers);
     seen.scriptErrorStatus = await statusOf(() => client.submit('g.V().foo_no_such_step()'));
+    const people = g.withStrategies(new SubgraphStrategy({ vertices: __.hasLabel('person') }));
+    seen.subgraph = await people.V().both().values('name').toList();
+    const matched = await g.V().match(__.as('a').out('created').as('b')).select('a', 'b').by('name').toList();
+    seen.matched = matched.map((m) => Object.fromEntries(m.entries()));
+    const tenant = g.withStrategies(
+      new PartitionStrategy({ partitionKey: 'tenant', writePartition: 't1', readPartitions: ['t1'] }),
+    );
+    await tenant.addV('person').property('name', 'ana').iterate();
+    seen.tenantNames = await tenant.V().values('name').toList();
   } finally {
     await connection.close();
     await client.close();
