@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import re
 
 import sqlglot
@@ -10,6 +11,11 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from lineage_platform.errors import SqlError
+
+logging.getLogger("sqlglot").addHandler(logging.NullHandler())
+# sqlglot warns when it keeps a statement it cannot parse as a Command; with no handler anywhere Python prints that on
+# stderr between the command's results. The record already says so (operation OTHER, its issue); an application that
+# configures logging still gets the warning.
 
 _TABLE_NAME = r"(?P<table>[\w`.]+)(?:\s+PARTITION\s*\((?P<partition>[^)]*)\))?"
 _PATH = r"'(?P<path>[^']*)'"
