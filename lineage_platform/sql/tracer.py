@@ -153,6 +153,10 @@ class Tracer:
         select = leftmost_select(expression)
         if isinstance(select, exp.Select) and any(isinstance(p, exp.Star) for p in select.selects):
             return self._from_the_only_source(scope, name, node)  # SELECT * over an unknown schema
+        starred = _starred_sources(select)
+        if starred:  # SELECT a.*, b.x: a column not named otherwise comes through a star of unknown columns
+            inner = self._scopes.get(id(select), scope)
+            return self._from_the_only_source(inner, name, node, among=starred)
         self.report(f"column {name!r} is not an output of the subquery it is read from", node)
         return []
 
@@ -461,15 +465,20 @@ class Tracer:
             return []
         return self._from_the_only_source(scope, name, column)
 
-    def _from_the_only_source(self, scope: Scope, name: str, node: exp.Expr) -> list[Flow]:
+    def _from_the_only_source(
+        self, scope: Scope, name: str, node: exp.Expr, among: frozenset[str] | None = None
+    ) -> list[Flow]:
         """Resolve ``name`` in the one source of ``scope`` that can have it; report when none or several can.
 
-        Only the sources the scope selects from count (a CTE defined earlier is visible but not read);
-        a subquery none of whose sources can have ``name`` reads it from the enclosing query (correlation).
+        Only the sources the scope selects from count (a CTE defined earlier is visible but not read), or only
+        those named in ``among`` (the ``t`` of ``t.*``); a subquery none of whose sources can have ``name`` reads
+        it from the enclosing query (correlation).
         """
         current: Scope | None = scope
         while current is not None:
             sources = _selected(current)
+            if among is not None and current is scope:
+                sources = {alias: source for alias, source in sources.items() if alias.lower() in among}
             candidates = [alias for alias, source in sources.items() if self._may_provide(source, name)]
             if len(candidates) > 1:  # a source naming the column beats tables of unknown schema
                 declared = [a for a in candidates if self._declares(sources[a], name)]
@@ -574,6 +583,15 @@ def _selected(scope: Scope) -> dict[str, exp.Table | Scope]:
         for alias, source in scope.sources.items()
         if isinstance(source, Scope) and isinstance(source.expression, exp.Lateral)
     }
+
+
+def _starred_sources(select: exp.Expr) -> frozenset[str]:
+    """The sources ``t`` a SELECT takes whole as ``t.*`` (left unexpanded: their columns are unknown)."""
+    if not isinstance(select, exp.Select):
+        return frozenset()
+    return frozenset(
+        p.table.lower() for p in select.selects if isinstance(p, exp.Column) and isinstance(p.this, exp.Star)
+    )
 
 
 _READERS = re.compile(r"^(?:read_\w+|\w+_scan|read_files)$")

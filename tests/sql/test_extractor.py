@@ -458,3 +458,25 @@ def test_bigquery_declared_variable_is_no_column_but_a_real_column_wins() -> Non
     assert declare.operation == "SET" and not insert.errors
     assert _strong(insert) == {("ods.orders.id", "dw.o.id"), ("ods.orders.amt", "dw.o.amt")}
     assert _weak(insert) == {("ods.orders.amt", "dw.o")}
+
+
+def test_a_column_read_through_a_qualified_star_of_an_unknown_table_reaches_that_table() -> None:
+    script = (
+        "CREATE TEMPORARY VIEW enriched AS\n"
+        "SELECT o.*, c.region FROM ods.raw_orders o JOIN ods.raw_customers c ON o.cust = c.cust;\n"
+        "INSERT INTO dw.by_region SELECT region, sum(price) AS revenue FROM enriched WHERE status = 'paid' GROUP BY region"
+    )
+    _view, insert = extract_lineage(script, dialect="spark")
+    assert not insert.errors
+    assert _strong(insert) == {
+        ("ods.raw_customers.region", "dw.by_region.region"),
+        ("ods.raw_orders.price", "dw.by_region.revenue"),
+    }
+    assert ("ods.raw_orders.status", "dw.by_region") in _weak(insert)
+
+
+def test_a_column_two_qualified_stars_may_hold_is_reported_not_guessed() -> None:
+    sql = "INSERT INTO dw.o SELECT price FROM (SELECT a.*, b.* FROM ods.x a JOIN ods.y b ON a.k = b.k) j"
+    [record] = extract_lineage(sql, dialect="spark")
+    assert not _strong(record)
+    assert [e.kind for e in record.errors] == ["unresolved"] and "'price'" in record.errors[0].message
