@@ -41,8 +41,10 @@ _NO_LINEAGE = (
     exp.Comment,
     exp.Declare,
     exp.Kill,
+    exp.ListStage,
 )
-"""Statements that read or write no data (session, metadata, privilege and maintenance commands)."""
+"""Statements that read or write no data (session, metadata, privilege and maintenance commands; Snowflake's
+``LIST @stage`` lists a stage's files)."""
 
 
 def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:

@@ -1,0 +1,48 @@
+"""Statements sqlglot only half understands: none may lose its lineage without an issue saying so."""
+
+from __future__ import annotations
+
+from lineage_platform.sql import extract_lineage
+
+
+def test_maxcompute_lifecycle_tables_keep_their_columns_and_lineage() -> None:
+    script = (
+        "CREATE TABLE dw.visits (uid STRING, pages BIGINT) PARTITIONED BY (ds STRING) LIFECYCLE 30;\n"
+        "CREATE TABLE dw.heavy LIFECYCLE 7 AS SELECT uid, pages * 2 AS weight FROM dw.visits WHERE pages > 10;\n"
+        "INSERT OVERWRITE TABLE dw.visits PARTITION (ds) SELECT * FROM ods.raw_visits"
+    )
+    ddl, ctas, insert = extract_lineage(
+        script, dialect="hive", schema={"ods": {"raw_visits": {"u": "string"}}}
+    )
+    assert ddl.operation == "CREATE_TABLE" and not ddl.errors
+    assert [(d.name, d.columns) for d in ddl.outputs] == [("dw.visits", ("uid", "pages", "ds"))]
+    assert ctas.operation == "CREATE_AS_SELECT" and not ctas.errors
+    assert {(e.source, e.target) for e in ctas.column_edges if e.strength == "strong"} == {
+        ("dw.visits.uid", "dw.heavy.uid"),
+        ("dw.visits.pages", "dw.heavy.weight"),
+    }
+    assert insert.outputs[0].columns == ("uid", "pages", "ds")
+
+
+def test_a_data_statement_sqlglot_keeps_as_text_is_a_parse_issue_with_its_tables() -> None:
+    sql = "CREATE TABLE dw.t (a STRING) SOME_VENDOR_OPTION 'x' AS SELECT a FROM ods.s"
+    [record] = extract_lineage(sql, dialect="hive")
+    assert record.operation == "OTHER"
+    assert [d.name for d in record.outputs] == ["dw.t"] and [d.name for d in record.inputs] == ["ods.s"]
+    [issue] = record.errors
+    assert issue.kind == "parse" and "kept it as text" in issue.message
+
+
+def test_commands_that_move_no_data_stay_quiet() -> None:
+    script = (
+        "ADD JAR hdfs:///udf/x.jar; CREATE TEMPORARY FUNCTION f AS 'a.b.F'; MSCK REPAIR TABLE dw.t; "
+        "EXPLAIN SELECT a FROM dw.t"
+    )
+    records = extract_lineage(script, dialect="hive")
+    assert [r.errors for r in records] == [(), (), (), ()]
+    assert not any(r.outputs for r in records)
+
+
+def test_snowflake_list_stage_is_not_reported() -> None:
+    records = extract_lineage("LIST @raw_stage; LIST @~", dialect="snowflake")
+    assert [r.errors for r in records] == [(), ()]
