@@ -480,3 +480,48 @@ def test_a_column_two_qualified_stars_may_hold_is_reported_not_guessed() -> None
     [record] = extract_lineage(sql, dialect="spark")
     assert not _strong(record)
     assert [e.kind for e in record.errors] == ["unresolved"] and "'price'" in record.errors[0].message
+
+
+@pytest.mark.parametrize(
+    "param",
+    [
+        "(SELECT value.int_value FROM UNNEST(params) WHERE key = 'qty')",
+        "(SELECT p.value.int_value FROM UNNEST(params) AS p WHERE p.key = 'qty')",
+        "(SELECT p.value.int_value FROM UNNEST(ev.params) p WHERE p.key = 'qty')",
+    ],
+)
+def test_bigquery_field_of_an_unnested_struct_array_in_a_scalar_subquery_reaches_the_array(
+    param: str,
+) -> None:
+    sql = f"INSERT INTO mart.qty SELECT ev.user_id, {param} AS qty FROM raw.events ev WHERE ev.kind = 'buy'"
+    [record] = extract_lineage(sql, dialect="bigquery")
+    assert not record.errors
+    strong = {(e.source, e.target, e.key_path) for e in record.column_edges if e.strength == "strong"}
+    assert strong == {
+        ("raw.events.user_id", "mart.qty.user_id", None),
+        ("raw.events.params", "mart.qty.qty", "$.value.int_value"),
+    }
+    assert ("raw.events.kind", "mart.qty") in _weak(record)
+
+
+def test_bigquery_cross_join_unnest_alias_fields_are_read_from_the_array() -> None:
+    sql = (
+        "INSERT INTO mart.pages SELECT ev.user_id, p.value.string_value AS page "
+        "FROM raw.events ev CROSS JOIN UNNEST(params) AS p WHERE p.key = 'page'"
+    )
+    [record] = extract_lineage(sql, dialect="bigquery")
+    assert not record.errors
+    assert ("raw.events.params", "mart.pages.page", "$.value.string_value") in {
+        (e.source, e.target, e.key_path) for e in record.column_edges
+    }
+    assert ("raw.events.params", "mart.pages") in _weak(record)
+
+
+def test_a_struct_field_read_without_a_table_qualifier_is_a_field_of_that_column() -> None:
+    sql = "INSERT INTO dw.o SELECT o.addr.city AS city, addr.zip AS zip FROM ods.orders o"
+    [record] = extract_lineage(sql, dialect="spark")
+    assert not record.errors
+    assert {(e.source, e.target, e.key_path) for e in record.column_edges} == {
+        ("ods.orders.addr", "dw.o.city", "$.city"),
+        ("ods.orders.addr", "dw.o.zip", "$.zip"),
+    }
