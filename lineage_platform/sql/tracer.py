@@ -70,6 +70,8 @@ PSEUDO_COLUMNS = frozenset(
 )
 """Pseudo-columns an engine computes for every row (virtual, partition, row-id, file metadata columns): an
 unqualified one is never a stored column, so it carries no lineage and is not reported."""
+SEQUENCE_VALUES = frozenset({"nextval", "currval"})
+"""``seq.NEXTVAL`` / ``seq.CURRVAL`` (Snowflake, Oracle): a number the sequence hands out, no column's value."""
 PLAIN = Usage()
 """A value used as it is (strong, IDENTITY)."""
 
@@ -460,9 +462,12 @@ class Tracer:
 
     def _struct_field(self, scope: Scope, column: exp.Column) -> list[Flow] | None:
         """``s.f`` or ``t.s.f`` whose qualifier names no source: field ``f`` of the struct column ``s`` (BigQuery
-        ``UNNEST(event_params) AS ep`` then ``ep.value.string_value``; Spark / Snowflake struct columns). None when
-        the name starts with a source alias that has no further column part to read."""
+        ``UNNEST(event_params) AS ep`` then ``ep.value.string_value``; Spark / Snowflake struct columns), or no
+        lineage for a sequence's ``seq.NEXTVAL``. None when the name starts with a source alias that has no further
+        column part to read."""
         parts = [part.name for part in column.parts]
+        if parts[-1].lower() in SEQUENCE_VALUES and len(parts) == 2:
+            return []
         aliases = {alias for current in _lineage_of_scopes(scope) for alias in current.sources}
         if parts[0] not in aliases:
             head, fields = exp.column(parts[0]), parts[1:]

@@ -525,3 +525,35 @@ def test_a_struct_field_read_without_a_table_qualifier_is_a_field_of_that_column
         ("ods.orders.addr", "dw.o.city", "$.city"),
         ("ods.orders.addr", "dw.o.zip", "$.zip"),
     }
+
+
+def test_a_cte_over_a_table_function_keeps_the_columns_its_reader_names_without_a_schema() -> None:
+    # one source of unknown columns (FLATTEN) makes sqlglot qualify tables only; the CTE's columns must survive
+    sql = (
+        "CREATE TABLE mart.lines AS WITH src AS (SELECT doc_id AS id, item.value AS line "
+        "FROM raw.docs, LATERAL FLATTEN(input => body:lines) AS item) SELECT id, line:sku AS sku FROM src"
+    )
+    [record] = extract_lineage(sql, dialect="snowflake")
+    assert not record.errors
+    assert {(e.source, e.target, e.key_path) for e in record.column_edges} == {
+        ("raw.docs.doc_id", "mart.lines.id", None),
+        ("raw.docs.body", "mart.lines.sku", "$.lines.sku"),
+    }
+
+
+def test_a_star_over_ctes_that_name_their_columns_is_written_out_without_a_schema() -> None:
+    script = (
+        "CREATE TABLE mart.lines AS WITH src AS (SELECT doc_id AS id, item.value AS line "
+        "FROM raw.docs, LATERAL FLATTEN(input => body:lines) AS item), "
+        "typed AS (SELECT id, line:qty::INT AS qty, seq_lines.NEXTVAL AS line_no FROM src) SELECT * FROM typed;\n"
+        "INSERT INTO mart.totals SELECT * FROM mart.lines"
+    )
+    ctas, insert = extract_lineage(script, dialect="snowflake")
+    assert not ctas.errors
+    assert ctas.outputs[0].columns == ("id", "qty", "line_no")
+    assert _strong(ctas) == {("raw.docs.doc_id", "mart.lines.id"), ("raw.docs.body", "mart.lines.qty")}
+    assert _strong(insert) == {
+        ("mart.lines.id", "mart.totals.id"),
+        ("mart.lines.qty", "mart.totals.qty"),
+        ("mart.lines.line_no", "mart.totals.line_no"),
+    }
