@@ -516,11 +516,11 @@ def _merge_assignments(
     ``INSERT VALUES (…)`` without a column list fills the target's known columns in order."""
     if isinstance(then, exp.Update):
         if any(isinstance(a, exp.Star) for a in then.expressions):
-            return _copy_all(analysis, source, ctes, then)
+            return _copy_all(analysis, source, ctes, then, target)
         return [(a.this.name.lower(), a.expression.copy()) for a in then.expressions]
     if isinstance(then, exp.Insert):
         if isinstance(then.this, exp.Star):
-            return _copy_all(analysis, source, ctes, then)
+            return _copy_all(analysis, source, ctes, then, target)
         if not isinstance(then.expression, exp.Tuple):
             return []
         if isinstance(then.this, exp.Tuple):
@@ -537,12 +537,18 @@ def _merge_assignments(
 
 
 def _copy_all(
-    analysis: StatementAnalysis, source: exp.Expr, ctes: exp.Expr | None, then: exp.Expr
+    analysis: StatementAnalysis, source: exp.Expr, ctes: exp.Expr | None, then: exp.Expr, target: exp.Table
 ) -> list[tuple[str, exp.Expr]]:
+    """``UPDATE SET *`` / ``INSERT *``: each column from the source's column of that name; the source's columns,
+    else the target's (every target column must be in the source then, as Delta requires)."""
     alias = source.alias_or_name
-    columns = _source_columns(analysis, source, ctes)
+    columns = _source_columns(analysis, source, ctes) or analysis.session.columns_of(
+        _qualified(analysis, target)
+    )
     if columns is None:
-        analysis.issue(f"MERGE ... * needs the columns of {alias!r}; pass its schema", node=then)
+        analysis.issue(
+            f"MERGE ... * needs the columns of {alias!r} or of {target.name!r}; pass the schema", node=then
+        )
         return []
     return [(c, exp.column(c, table=alias)) for c in columns]
 

@@ -557,3 +557,18 @@ def test_a_star_over_ctes_that_name_their_columns_is_written_out_without_a_schem
         ("mart.lines.qty", "mart.totals.qty"),
         ("mart.lines.line_no", "mart.totals.line_no"),
     }
+
+
+def test_merge_star_actions_copy_the_target_columns_by_name_when_only_the_target_is_known() -> None:
+    script = (
+        "CREATE TABLE silver.orders (order_id STRING, amount DECIMAL(10, 2), status STRING) USING DELTA;\n"
+        "MERGE INTO silver.orders t USING staged_batch s ON t.order_id = s.order_id\n"
+        "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+    )
+    _ddl, merge = extract_lineage(script, dialect="databricks")
+    assert not merge.errors
+    assert _strong(merge) == {
+        ("default.staged_batch.order_id", "silver.orders.order_id"),
+        ("default.staged_batch.amount", "silver.orders.amount"),
+        ("default.staged_batch.status", "silver.orders.status"),
+    }
