@@ -35,6 +35,8 @@ _NO_LINEAGE = (
     exp.Uncache,
     exp.Refresh,
     exp.Transaction,
+    exp.Commit,
+    exp.Rollback,
     exp.Alter,
     exp.Grant,
     exp.Revoke,
@@ -43,8 +45,8 @@ _NO_LINEAGE = (
     exp.Kill,
     exp.ListStage,
 )
-"""Statements that read or write no data (session, metadata, privilege and maintenance commands; Snowflake's
-``LIST @stage`` lists a stage's files)."""
+"""Statements that read or write no data (session, transaction, metadata, privilege and maintenance commands;
+Snowflake's ``LIST @stage`` lists a stage's files)."""
 
 
 def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
@@ -69,6 +71,8 @@ def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
         analysis.units.append(QueryUnit(Dataset(RESULT_DATASET, "temp"), _body(analysis, expression)))
     elif isinstance(expression, exp.Command) and expression.this in ("EXPORT", "IMPORT", "EXCHANGE"):
         _hive_command(analysis, expression)
+    elif isinstance(expression, exp.Command) and str(expression.this).upper() == "DO":
+        analysis.issue("the statements of a DO block are not analysed for lineage", "unsupported")
     elif not isinstance(expression, _NO_LINEAGE):
         analysis.issue(f"{expression.key.upper()} statements are not analysed for lineage", "unsupported")
     return analysis

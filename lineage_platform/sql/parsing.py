@@ -35,6 +35,10 @@ _DEEP_CLONE = re.compile(r"\b(DEEP)(\s+CLONE\b)", re.I)
 _LIFECYCLE = re.compile(r"\bLIFECYCLE\s+\d+\b", re.I)
 """MaxCompute's (ODPS) ``CREATE TABLE … LIFECYCLE n`` (days a table is kept: no lineage), which sqlglot does not
 parse."""
+_WITH_DATA = re.compile(r"\bWITH\s+(?:NO\s+)?DATA(?=\s*$)", re.I)
+"""Postgres ``CREATE TABLE / MATERIALIZED VIEW … AS query WITH [NO] DATA`` (whether it is filled now: the same
+lineage either way), which sqlglot does not parse after a view's query."""
+_CREATE = re.compile(r"\s*CREATE\b", re.I)
 _CREATES_DATA = re.compile(
     r"^\s*(?:OR\s+REPLACE\s+)?(?:(?:GLOBAL|LOCAL|TEMP|TEMPORARY|EXTERNAL|TRANSIENT|VOLATILE|MATERIALIZED|SECURE|"
     r"UNLOGGED|MULTISET|SET)\s+)*(?:TABLE|VIEW)\b",
@@ -100,6 +104,8 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
     text = _DML_TOP.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     text = _DEEP_CLONE.sub(lambda m: " " * len(m.group(1)) + m.group(2), text)
     text = _LIFECYCLE.sub(lambda m: " " * len(m.group()), text)
+    if _CREATE.match(text):
+        text = _WITH_DATA.sub(lambda m: " " * len(m.group()), text)
     text = _REPLACE_INTO.sub(lambda m: m.group(1) + "INSERT " + m.group(2), text)  # same length
     try:
         return _parse(text, dialect)

@@ -46,3 +46,25 @@ def test_commands_that_move_no_data_stay_quiet() -> None:
 def test_snowflake_list_stage_is_not_reported() -> None:
     records = extract_lineage("LIST @raw_stage; LIST @~", dialect="snowflake")
     assert [r.errors for r in records] == [(), ()]
+
+
+def test_postgres_materialized_view_created_with_no_data_keeps_its_lineage() -> None:
+    sql = (
+        "CREATE MATERIALIZED VIEW mart.daily AS SELECT o.day, sum(o.amount) AS total FROM core.orders o "
+        "GROUP BY o.day WITH NO DATA"
+    )
+    [record] = extract_lineage(sql, dialect="postgres")
+    assert record.operation == "CREATE_VIEW" and not record.errors
+    assert {(e.source, e.target) for e in record.column_edges if e.strength == "strong"} == {
+        ("core.orders.day", "mart.daily.day"),
+        ("core.orders.amount", "mart.daily.total"),
+    }
+
+
+def test_transaction_control_is_quiet_and_a_do_block_says_its_body_is_not_analysed() -> None:
+    script = "BEGIN; UPDATE core.t SET a = 1; COMMIT; ROLLBACK; DO $$ BEGIN DELETE FROM core.t; END $$"
+    begin, update, commit, rollback, block = extract_lineage(script, dialect="postgres")
+    assert (begin.errors, commit.errors, rollback.errors) == ((), (), ())
+    assert update.operation == "UPDATE"
+    [issue] = block.errors
+    assert issue.kind == "unsupported" and "DO block" in issue.message
