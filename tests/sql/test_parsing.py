@@ -68,3 +68,10 @@ def test_transaction_control_is_quiet_and_a_do_block_says_its_body_is_not_analys
     assert update.operation == "UPDATE"
     [issue] = block.errors
     assert issue.kind == "unsupported" and "DO block" in issue.message
+
+
+def test_a_load_that_does_not_parse_still_names_the_table_it_loads() -> None:
+    sql = "LOAD DATA LOCAL INPATH '/data/day.csv' INTO TABLE ods.daily PARTITIONED (dt = '2024-01-01')"
+    [record] = extract_lineage(sql, dialect="hive")
+    assert [e.kind for e in record.errors] == ["parse"]
+    assert [d.name for d in record.outputs] == ["ods.daily"]
