@@ -631,8 +631,29 @@ _HANDLERS = {
 
 
 def _body(analysis: StatementAnalysis, query: exp.Query) -> exp.Query:
-    """A unit's query without redundant parentheses (branches looked at only when the text has a set operation)."""
-    return unwrap_query(query, branches=_SET_OPERATION.search(analysis.sql) is not None)
+    """A unit's query without redundant parentheses (branches looked at only when the text has a set operation),
+    its streaming reads as plain reads."""
+    query = unwrap_query(query, branches=_SET_OPERATION.search(analysis.sql) is not None)
+    _read_streams(query, analysis.dialect)
+    return query
+
+
+def _read_streams(query: exp.Query, dialect: str) -> None:
+    """Databricks ``STREAM(t)`` / ``STREAM t`` reads ``t`` (incrementally: the same lineage), and in Delta Live
+    Tables ``LIVE.t`` is the pipeline's own dataset ``t``, published to the current schema."""
+    for stream in list(query.find_all(exp.Stream)):
+        inner = stream.this
+        alias = inner.args.get("alias") if isinstance(inner, exp.Subquery) else None
+        while isinstance(inner, exp.Subquery):
+            inner = inner.this
+        if isinstance(inner, exp.Table):
+            if alias is not None:
+                inner.set("alias", alias)
+            stream.replace(inner)
+    if dialect in ("databricks", "spark"):
+        for table in query.find_all(exp.Table):
+            if table.db.lower() == "live" and not table.catalog:
+                table.set("db", None)
 
 
 def _qualified(analysis: StatementAnalysis, table: exp.Table) -> str:

@@ -572,3 +572,18 @@ def test_merge_star_actions_copy_the_target_columns_by_name_when_only_the_target
         ("default.staged_batch.amount", "silver.orders.amount"),
         ("default.staged_batch.status", "silver.orders.status"),
     }
+
+
+def test_delta_live_tables_stream_and_live_reads_reach_the_pipelines_own_datasets() -> None:
+    script = (
+        "CREATE OR REFRESH STREAMING TABLE raw_orders AS SELECT id, body FROM STREAM read_files('/landing/orders');\n"
+        "CREATE OR REFRESH STREAMING TABLE orders AS SELECT o.id, o.body:total AS total, c.region "
+        "FROM STREAM(LIVE.raw_orders) AS o JOIN LIVE.customers c ON c.id = o.id"
+    )
+    _bronze, silver = extract_lineage(script, dialect="databricks", default_db="sales")
+    assert [d.name for d in silver.inputs] == ["sales.raw_orders", "sales.customers"]
+    assert _strong(silver) == {
+        ("sales.raw_orders.id", "sales.orders.id"),
+        ("sales.raw_orders.body", "sales.orders.total"),
+        ("sales.customers.region", "sales.orders.region"),
+    }
