@@ -32,8 +32,8 @@ def qualify_statement(analysis: StatementAnalysis, *, expand_stars: bool = True)
             _fold_identifiers(unit.query, upper=upper)
         options = {
             "dialect": analysis.dialect,
-            "db": session.current_db.rpartition(".")[2],
-            "catalog": session.current_catalog,
+            "db": _name_option(session.current_db.rpartition(".")[2]),
+            "catalog": _name_option(session.current_catalog),
             "schema": session.schema,
             "expand_stars": expand_stars,
             "validate_qualify_columns": False,
@@ -54,6 +54,12 @@ def qualify_statement(analysis: StatementAnalysis, *, expand_stars: bool = True)
             if expand_stars:
                 _expand_known_stars(unit.query, session, upper=upper)
     return analysis
+
+
+def _name_option(name: str | None) -> str | exp.Identifier | None:
+    """A database / catalog name for sqlglot: one still holding an unknown ``${var}`` (``USE ${db}``) as a quoted
+    identifier, which sqlglot would otherwise read as a parameter and drop."""
+    return exp.to_identifier(name, quoted=True) if name and "${" in name else name
 
 
 def _expand_known_stars(query: exp.Expr, session: Session, *, upper: bool) -> None:

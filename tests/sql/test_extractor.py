@@ -587,3 +587,11 @@ def test_delta_live_tables_stream_and_live_reads_reach_the_pipelines_own_dataset
         ("sales.raw_orders.body", "sales.orders.total"),
         ("sales.customers.region", "sales.orders.region"),
     }
+
+
+def test_after_use_of_an_unset_variable_database_every_unqualified_table_lands_in_it() -> None:
+    script = "USE ${hivevar:target_db};\nINSERT OVERWRITE TABLE daily SELECT s.id, x.v FROM staged s JOIN ${src} x ON s.id = x.id"
+    _use, insert = extract_lineage(script)
+    assert [d.name for d in insert.inputs] == ["${hivevar:target_db}.staged", "${hivevar:target_db}.${src}"]
+    assert [d.name for d in insert.outputs] == ["${hivevar:target_db}.daily"]
+    assert ("${hivevar:target_db}.${src}.v", "${hivevar:target_db}.daily.v") in _strong(insert)
