@@ -75,6 +75,8 @@ def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
         analysis.issue("the statements of a DO block are not analysed for lineage", "unsupported")
     elif not isinstance(expression, _NO_LINEAGE):
         analysis.issue(f"{expression.key.upper()} statements are not analysed for lineage", "unsupported")
+    for unit in analysis.units:
+        _plain_reads(unit.query, analysis.dialect)
     return analysis
 
 
@@ -631,16 +633,14 @@ _HANDLERS = {
 
 
 def _body(analysis: StatementAnalysis, query: exp.Query) -> exp.Query:
-    """A unit's query without redundant parentheses (branches looked at only when the text has a set operation),
-    its streaming reads as plain reads."""
-    query = unwrap_query(query, branches=_SET_OPERATION.search(analysis.sql) is not None)
-    _read_streams(query, analysis.dialect)
-    return query
+    """A unit's query without redundant parentheses (branches looked at only when the text has a set operation)."""
+    return unwrap_query(query, branches=_SET_OPERATION.search(analysis.sql) is not None)
 
 
-def _read_streams(query: exp.Query, dialect: str) -> None:
-    """Databricks ``STREAM(t)`` / ``STREAM t`` reads ``t`` (incrementally: the same lineage), and in Delta Live
-    Tables ``LIVE.t`` is the pipeline's own dataset ``t``, published to the current schema."""
+def _plain_reads(query: exp.Query, dialect: str) -> None:
+    """Sources named as the tables they read: Databricks ``STREAM(t)`` / ``STREAM t`` reads ``t`` (incrementally:
+    the same lineage); in Delta Live Tables ``LIVE.t`` is the pipeline's own dataset ``t``, published to the
+    current schema; a T-SQL ``#t`` lives in tempdb whatever schema is written before it (``dbo.#t`` is ``#t``)."""
     for stream in list(query.find_all(exp.Stream)):
         inner = stream.this
         alias = inner.args.get("alias") if isinstance(inner, exp.Subquery) else None
@@ -650,10 +650,11 @@ def _read_streams(query: exp.Query, dialect: str) -> None:
             if alias is not None:
                 inner.set("alias", alias)
             stream.replace(inner)
-    if dialect in ("databricks", "spark"):
-        for table in query.find_all(exp.Table):
-            if table.db.lower() == "live" and not table.catalog:
-                table.set("db", None)
+    for table in query.find_all(exp.Table):
+        live = dialect in ("databricks", "spark") and table.db.lower() == "live" and not table.catalog
+        if live or (isinstance(table.this, exp.Identifier) and table.this.args.get("temporary")):
+            table.set("db", None)
+            table.set("catalog", None)
 
 
 def _qualified(analysis: StatementAnalysis, table: exp.Table) -> str:

@@ -595,3 +595,14 @@ def test_after_use_of_an_unset_variable_database_every_unqualified_table_lands_i
     assert [d.name for d in insert.inputs] == ["${hivevar:target_db}.staged", "${hivevar:target_db}.${src}"]
     assert [d.name for d in insert.outputs] == ["${hivevar:target_db}.daily"]
     assert ("${hivevar:target_db}.${src}.v", "${hivevar:target_db}.daily.v") in _strong(insert)
+
+
+def test_a_tsql_temp_table_read_with_a_schema_prefix_is_the_same_temp_table() -> None:
+    script = (
+        "SELECT id, name INTO #staged FROM src.people WHERE active = 1\n"
+        "MERGE INTO dbo.people AS t USING dbo.#staged AS s ON t.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET t.name = s.name;"
+    )
+    _into, merge = extract_lineage(script, dialect="tsql")
+    assert "default.staged" in [d.name for d in merge.inputs]
+    assert ("default.staged.name", "dbo.people.name") in _strong(merge)
