@@ -146,6 +146,11 @@ def _parse(text: str, dialect: str) -> exp.Expr:
             line=1,
             column=1,
         ) from error
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError) as error:
+        # sqlglot's parser itself failing on odd input (T-SQL DATEDIFF(${day}, d): a unit it cannot name)
+        raise StatementParseError(
+            f"sqlglot could not parse this statement ({type(error).__name__}: {error})", line=1, column=1
+        ) from error
     parsed = [e for e in expressions if e is not None]
     if len(parsed) != 1:
         raise StatementParseError(f"expected one statement, found {len(parsed)}", line=1, column=1)

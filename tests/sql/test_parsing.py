@@ -75,3 +75,13 @@ def test_a_load_that_does_not_parse_still_names_the_table_it_loads() -> None:
     [record] = extract_lineage(sql, dialect="hive")
     assert [e.kind for e in record.errors] == ["parse"]
     assert [d.name for d in record.outputs] == ["ods.daily"]
+
+
+def test_a_statement_that_breaks_sqlglots_parser_is_a_parse_issue_not_an_exception() -> None:
+    # T-SQL reads DATEDIFF's first argument as a unit name; a variable there makes sqlglot raise ValueError
+    records = extract_lineage(
+        "SELECT datediff(${day}, d) AS n FROM dbo.t; SELECT a FROM dbo.u", dialect="tsql"
+    )
+    assert [r.errors[0].kind for r in records[:1]] == ["parse"]
+    assert "sqlglot could not parse" in records[0].errors[0].message
+    assert records[-1].operation == "SELECT" and not records[-1].errors
