@@ -284,9 +284,8 @@ class Tracer:
         function = udtf.this
         if name == FLATTEN_COLUMNS[0] and function_name(function) in ("explode", "flatten"):
             return []
-        if isinstance(
-            udtf, exp.Unnest
-        ):  # BigQuery UNNEST(arr) without names: a field of the array's elements
+        if isinstance(udtf, exp.Unnest):
+            # BigQuery UNNEST(arr) without names: the column is a field of the array's elements
             usage = Usage().keyed(_as_key_path(name))
             return [f for array in udtf.expressions for f in self.flows(scope, array, usage)]
         arguments = function_arguments(function) if isinstance(function, exp.Func) else [function]
@@ -468,7 +467,7 @@ class Tracer:
         parts = [part.name for part in column.parts]
         if parts[-1].lower() in SEQUENCE_VALUES and len(parts) == 2:
             return []
-        aliases = {alias for current in _lineage_of_scopes(scope) for alias in current.sources}
+        aliases = {alias for current in _enclosing_scopes(scope) for alias in current.sources}
         if parts[0] not in aliases:
             head, fields = exp.column(parts[0]), parts[1:]
         elif len(parts) > 2:
@@ -615,7 +614,7 @@ def _selected(scope: Scope) -> dict[str, exp.Table | Scope]:
     }
 
 
-def _lineage_of_scopes(scope: Scope) -> list[Scope]:
+def _enclosing_scopes(scope: Scope) -> list[Scope]:
     """``scope`` and the scopes enclosing it, innermost first."""
     chain: list[Scope] = []
     current: Scope | None = scope
