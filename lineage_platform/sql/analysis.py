@@ -23,6 +23,8 @@ class QueryUnit:
     scope: Scope | None = None
     conflict_keys: tuple[str, ...] = ()
     """Target columns of Postgres ``ON CONFLICT (k)``: what flows into them decides insert vs update."""
+    columns_qualified: bool = True
+    """Whether qualification placed the query's columns (False when only its tables could be qualified)."""
 
     def output_names(self) -> tuple[str, ...]:
         """Names of the written columns: explicit target columns, else the query's output names."""

@@ -35,14 +35,18 @@ _NO_LINEAGE = (
     exp.Uncache,
     exp.Refresh,
     exp.Transaction,
+    exp.Commit,
+    exp.Rollback,
     exp.Alter,
     exp.Grant,
     exp.Revoke,
     exp.Comment,
     exp.Declare,
     exp.Kill,
+    exp.ListStage,
 )
-"""Statements that read or write no data (session, metadata, privilege and maintenance commands)."""
+"""Statements that read or write no data (session, transaction, metadata, privilege and maintenance commands;
+Snowflake's ``LIST @stage`` lists a stage's files)."""
 
 
 def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
@@ -67,8 +71,12 @@ def classify_statement(analysis: StatementAnalysis) -> StatementAnalysis:
         analysis.units.append(QueryUnit(Dataset(RESULT_DATASET, "temp"), _body(analysis, expression)))
     elif isinstance(expression, exp.Command) and expression.this in ("EXPORT", "IMPORT", "EXCHANGE"):
         _hive_command(analysis, expression)
+    elif isinstance(expression, exp.Command) and str(expression.this).upper() == "DO":
+        analysis.issue("the statements of a DO block are not analysed for lineage", "unsupported")
     elif not isinstance(expression, _NO_LINEAGE):
         analysis.issue(f"{expression.key.upper()} statements are not analysed for lineage", "unsupported")
+    for unit in analysis.units:
+        _plain_reads(unit.query, analysis.dialect)
     return analysis
 
 
@@ -514,11 +522,11 @@ def _merge_assignments(
     ``INSERT VALUES (…)`` without a column list fills the target's known columns in order."""
     if isinstance(then, exp.Update):
         if any(isinstance(a, exp.Star) for a in then.expressions):
-            return _copy_all(analysis, source, ctes, then)
+            return _copy_all(analysis, source, ctes, then, target)
         return [(a.this.name.lower(), a.expression.copy()) for a in then.expressions]
     if isinstance(then, exp.Insert):
         if isinstance(then.this, exp.Star):
-            return _copy_all(analysis, source, ctes, then)
+            return _copy_all(analysis, source, ctes, then, target)
         if not isinstance(then.expression, exp.Tuple):
             return []
         if isinstance(then.this, exp.Tuple):
@@ -535,12 +543,18 @@ def _merge_assignments(
 
 
 def _copy_all(
-    analysis: StatementAnalysis, source: exp.Expr, ctes: exp.Expr | None, then: exp.Expr
+    analysis: StatementAnalysis, source: exp.Expr, ctes: exp.Expr | None, then: exp.Expr, target: exp.Table
 ) -> list[tuple[str, exp.Expr]]:
+    """``UPDATE SET *`` / ``INSERT *``: each column from the source's column of that name; the source's columns,
+    else the target's (every target column must be in the source then, as Delta requires)."""
     alias = source.alias_or_name
-    columns = _source_columns(analysis, source, ctes)
+    columns = _source_columns(analysis, source, ctes) or analysis.session.columns_of(
+        _qualified(analysis, target)
+    )
     if columns is None:
-        analysis.issue(f"MERGE ... * needs the columns of {alias!r}; pass its schema", node=then)
+        analysis.issue(
+            f"MERGE ... * needs the columns of {alias!r} or of {target.name!r}; pass the schema", node=then
+        )
         return []
     return [(c, exp.column(c, table=alias)) for c in columns]
 
@@ -621,6 +635,26 @@ _HANDLERS = {
 def _body(analysis: StatementAnalysis, query: exp.Query) -> exp.Query:
     """A unit's query without redundant parentheses (branches looked at only when the text has a set operation)."""
     return unwrap_query(query, branches=_SET_OPERATION.search(analysis.sql) is not None)
+
+
+def _plain_reads(query: exp.Query, dialect: str) -> None:
+    """Sources named as the tables they read: Databricks ``STREAM(t)`` / ``STREAM t`` reads ``t`` (incrementally:
+    the same lineage); in Delta Live Tables ``LIVE.t`` is the pipeline's own dataset ``t``, published to the
+    current schema; a T-SQL ``#t`` lives in tempdb whatever schema is written before it (``dbo.#t`` is ``#t``)."""
+    for stream in list(query.find_all(exp.Stream)):
+        inner = stream.this
+        alias = inner.args.get("alias") if isinstance(inner, exp.Subquery) else None
+        while isinstance(inner, exp.Subquery):
+            inner = inner.this
+        if isinstance(inner, exp.Table):
+            if alias is not None:
+                inner.set("alias", alias)
+            stream.replace(inner)
+    for table in query.find_all(exp.Table):
+        live = dialect in ("databricks", "spark") and table.db.lower() == "live" and not table.catalog
+        if live or (isinstance(table.this, exp.Identifier) and table.this.args.get("temporary")):
+            table.set("db", None)
+            table.set("catalog", None)
 
 
 def _qualified(analysis: StatementAnalysis, table: exp.Table) -> str:

@@ -207,11 +207,10 @@ def _analyse(
         KeyError,
         IndexError,
     ) as error:
-        # One statement sqlglot or a pass cannot handle must not stop the batch: report it and go on.
+        # One statement sqlglot or a pass cannot handle must not stop the batch: report it and go on, keeping
+        # the tables its tokens name as for a statement that does not parse.
         message = f"statement could not be analysed: {type(error).__name__}: {error}"
-        return StatementLineage(
-            0, "OTHER", text, errors=(SqlIssue(0, 1, 1, message, "unsupported"),)
-        ), SessionEffect()
+        return _salvaged(text, SqlIssue(0, 1, 1, message, "unsupported"), session), SessionEffect()
     record = StatementLineage(
         index=0,
         operation=analysis.operation,
@@ -227,17 +226,23 @@ def _analyse(
 
 def _unparsed(text: str, error: StatementParseError, session: Session) -> StatementLineage:
     """The record of a statement that does not parse: the error, and the tables its tokens name."""
+    return _salvaged(text, SqlIssue(0, error.line, error.column, error.message, "parse"), session)
+
+
+def _salvaged(text: str, issue: SqlIssue, session: Session) -> StatementLineage:
+    """The record of a statement without lineage of its own: ``issue``, and the tables its tokens name."""
     tables = salvage_tables(text, session.dialect, session.current_db)
-    message = error.message
     if tables and (tables.reads or tables.writes):
-        message += "; table-level lineage recovered from the statement's tokens"
+        issue = replace(
+            issue, message=issue.message + "; table-level lineage recovered from the statement's tokens"
+        )
     return StatementLineage(
         0,
         "OTHER",
         text,
         inputs=tuple(Dataset(name) for name in tables.reads) if tables else (),
         outputs=tuple(Dataset(name) for name in tables.writes) if tables else (),
-        errors=(SqlIssue(0, error.line, error.column, message, "parse"),),
+        errors=(issue,),
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import re
 
 import sqlglot
@@ -10,6 +11,11 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from lineage_platform.errors import SqlError
+
+logging.getLogger("sqlglot").addHandler(logging.NullHandler())
+# sqlglot warns when it keeps a statement it cannot parse as a Command; with no handler anywhere Python prints that on
+# stderr between the command's results. The record already says so (operation OTHER, its issue); an application that
+# configures logging still gets the warning.
 
 _TABLE_NAME = r"(?P<table>[\w`.]+)(?:\s+PARTITION\s*\((?P<partition>[^)]*)\))?"
 _PATH = r"'(?P<path>[^']*)'"
@@ -26,6 +32,20 @@ _DML_TOP = re.compile(r"^(\s*(?:DELETE|UPDATE|INSERT)\s+)(TOP\s*\([^)]*\)(?:\s+P
 """T-SQL's ``DELETE / UPDATE / INSERT TOP (n) [PERCENT] …`` (a row cap, no lineage), which sqlglot misreads."""
 _DEEP_CLONE = re.compile(r"\b(DEEP)(\s+CLONE\b)", re.I)
 """Delta's ``CREATE TABLE x DEEP CLONE y``: parsed like ``SHALLOW CLONE`` (both copy y's data into x)."""
+_LIFECYCLE = re.compile(r"\bLIFECYCLE\s+\d+\b", re.I)
+"""MaxCompute's (ODPS) ``CREATE TABLE … LIFECYCLE n`` (days a table is kept: no lineage), which sqlglot does not
+parse."""
+_WITH_DATA = re.compile(r"\bWITH\s+(?:NO\s+)?DATA(?=\s*$)", re.I)
+"""Postgres ``CREATE TABLE / MATERIALIZED VIEW … AS query WITH [NO] DATA`` (whether it is filled now: the same
+lineage either way), which sqlglot does not parse after a view's query."""
+_CREATE = re.compile(r"\s*CREATE\b", re.I)
+_CREATES_DATA = re.compile(
+    r"^\s*(?:OR\s+REPLACE\s+)?(?:(?:GLOBAL|LOCAL|TEMP|TEMPORARY|EXTERNAL|TRANSIENT|VOLATILE|MATERIALIZED|SECURE|"
+    r"UNLOGGED|MULTISET|SET)\s+)*(?:TABLE|VIEW)\b",
+    re.I,
+)
+_DATA_STATEMENTS = {"INSERT", "WITH", "SELECT", "FROM", "MERGE", "UPDATE", "DELETE", "REPLACE", "UPSERT"}
+"""Statement keywords whose statement reads or writes data: sqlglot keeping one as unparsed text loses lineage."""
 _UNLOAD = re.compile(
     r"^\s*UNLOAD\s*\(\s*'(?P<query>(?:[^']|'')*)'\s*\)\s*TO\s*'(?P<path>[^']*)'", re.I | re.S
 )
@@ -83,6 +103,9 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
     text = _DIRECTORY_USING.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     text = _DML_TOP.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     text = _DEEP_CLONE.sub(lambda m: " " * len(m.group(1)) + m.group(2), text)
+    text = _LIFECYCLE.sub(lambda m: " " * len(m.group()), text)
+    if _CREATE.match(text):
+        text = _WITH_DATA.sub(lambda m: " " * len(m.group()), text)
     text = _REPLACE_INTO.sub(lambda m: m.group(1) + "INSERT " + m.group(2), text)  # same length
     try:
         return _parse(text, dialect)
@@ -123,10 +146,39 @@ def _parse(text: str, dialect: str) -> exp.Expr:
             line=1,
             column=1,
         ) from error
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError) as error:
+        # sqlglot's parser itself failing on odd input (T-SQL DATEDIFF(${day}, d): a unit it cannot name)
+        raise StatementParseError(
+            f"sqlglot could not parse this statement ({type(error).__name__}: {error})", line=1, column=1
+        ) from error
     parsed = [e for e in expressions if e is not None]
     if len(parsed) != 1:
         raise StatementParseError(f"expected one statement, found {len(parsed)}", line=1, column=1)
+    if _kept_as_text(parsed[0]):
+        raise StatementParseError(
+            f"{parsed[0].this.upper()} statement not understood in this dialect (sqlglot kept it as text)",
+            line=1,
+            column=1,
+        )
     return parsed[0]
+
+
+def _kept_as_text(expression: exp.Expr) -> bool:
+    """Whether sqlglot fell back to a ``Command`` for a statement that moves data (an INSERT, a CTAS, a CREATE
+    TABLE / VIEW …): its lineage would be lost without a word, so it is treated as not parsed (salvage then keeps
+    its tables). Other commands (``ADD JAR``, ``EXPLAIN``, ``CREATE FUNCTION``, ``MSCK REPAIR``) move none.
+
+    >>> _kept_as_text(sqlglot.parse_one("CREATE TABLE t (a INT) WEIRD_OPTION 1", read="hive"))
+    True
+    >>> _kept_as_text(sqlglot.parse_one("ADD JAR udf.jar", read="hive"))
+    False
+    """
+    if not isinstance(expression, exp.Command) or isinstance(expression.expression, exp.Tuple):
+        return False
+    keyword = str(expression.this).upper()
+    if keyword == "CREATE":
+        return _CREATES_DATA.match(str(expression.expression or "")) is not None
+    return keyword in _DATA_STATEMENTS
 
 
 def _hive_command(text: str, dialect: str) -> exp.Command | None:

@@ -9,7 +9,8 @@ from lineage_platform.sql.analysis import StatementAnalysis
 
 
 def prune_projections(analysis: StatementAnalysis) -> StatementAnalysis:
-    """Remove unused projections of subqueries and CTEs (run after qualification).
+    """Remove unused projections of subqueries and CTEs (run after qualification). A query whose columns could not
+    be qualified is left whole: an unqualified ``SELECT a FROM cte`` would look as if it read nothing of ``cte``.
 
     >>> from lineage_platform.sql.extractor import new_analysis
     >>> from lineage_platform.sql.classify_statement import classify_statement
@@ -18,6 +19,8 @@ def prune_projections(analysis: StatementAnalysis) -> StatementAnalysis:
     'SELECT x.a AS a FROM (SELECT t.a AS a FROM t AS t) AS x'
     """
     for unit in analysis.units:
+        if not unit.columns_qualified:
+            continue
         try:
             unit.query = pushdown_projections(unit.query)
         except SqlglotError:

@@ -12,13 +12,20 @@ _NAME_TOKENS = {TokenType.VAR, TokenType.IDENTIFIER}
 _READS_AFTER = {TokenType.FROM, TokenType.JOIN, TokenType.USING}
 _WRITES_AFTER = {TokenType.TABLE, TokenType.INTO, TokenType.VIEW}
 _SKIPPED_BEFORE_NAME = {"IF", "NOT", "EXISTS", "TABLE"}
-_WRITING_STATEMENTS = {TokenType.INSERT, TokenType.CREATE, TokenType.WITH, TokenType.MERGE, TokenType.REPLACE}
+_WRITING_STATEMENTS = {
+    TokenType.INSERT,
+    TokenType.CREATE,
+    TokenType.WITH,
+    TokenType.MERGE,
+    TokenType.REPLACE,
+    TokenType.LOAD,  # Hive LOAD DATA … INTO TABLE t
+}
 
 
 @dataclass(frozen=True)
 class SalvagedTables:
     """Tables named after FROM/JOIN/USING (read) and after INSERT … TABLE/INTO, CREATE … TABLE/VIEW, MERGE INTO,
-    UPDATE or DELETE … FROM (written)."""
+    LOAD DATA … INTO TABLE, UPDATE or DELETE … FROM (written)."""
 
     reads: tuple[str, ...]
     writes: tuple[str, ...]

@@ -23,6 +23,10 @@ _STATEMENT_START = re.compile(
 )
 """A line that may begin a new statement (T-SQL scripts often end statements without a semicolon)."""
 _COMMENT_OR_QUOTED = re.compile(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`)|--[^\n]*|/\*.*?\*/", re.S)
+_DOLLAR_TAG = re.compile(r"\$(?:[A-Za-z_]\w*)?\$")
+"""The opening of a dollar-quoted body (``$$ … $$``, ``$fn$ … $fn$``): Postgres, Snowflake, DuckDB, Redshift."""
+_CELL_SEPARATOR = re.compile(r"--[ \t]*COMMAND[ \t]*-{3,}[ \t]*$", re.I)
+"""A Databricks notebook exported as SQL: ``-- COMMAND ----------`` lines end cells, written without ``;``."""
 
 
 @dataclass(frozen=True)
@@ -37,12 +41,17 @@ class ScriptStatement:
 def split_statements(script: str, dialect: str | None = None) -> list[ScriptStatement]:
     """Split a script on top-level semicolons, skipping quotes and comments; empty statements are dropped.
 
+    A dollar-quoted body (``CREATE FUNCTION f() … AS $$ BEGIN …; END $$``) stays in its statement, and a
+    Databricks notebook's ``-- COMMAND ----------`` line ends a statement as a semicolon does.
+
     T-SQL (``dialect="tsql"``) also ends statements at ``GO`` batch separators and where a statement is written
     without a semicolon (``SELECT … INTO #t FROM s`` on one line, ``INSERT …`` on the next): a piece that does not
     parse is cut before a line starting a new statement, where the text before parses on its own.
 
     >>> [s.text for s in split_statements("USE db; -- a; comment\\nSELECT ';' FROM t;")]
     ['USE db', "-- a; comment\\nSELECT ';' FROM t"]
+    >>> [s.text for s in split_statements("DO $$ BEGIN DELETE FROM t; END $$; SELECT 1\\n-- COMMAND ---\\nSELECT 2")]
+    ['DO $$ BEGIN DELETE FROM t; END $$', 'SELECT 1', 'SELECT 2']
     >>> [s.text for s in split_statements("DELETE FROM t\\nINSERT INTO t SELECT a FROM s\\nGO", "tsql")]
     ['DELETE FROM t', 'INSERT INTO t SELECT a FROM s']
     """
@@ -59,7 +68,14 @@ def split_statements(script: str, dialect: str | None = None) -> list[ScriptStat
             continue
         if script.startswith("--", i):
             end = script.find("\n", i)
-            i = n if end < 0 else end
+            end = n if end < 0 else end
+            if _CELL_SEPARATOR.match(script, i, end) and not script[script.rfind("\n", 0, i) + 1 : i].strip():
+                _append(statements, script, start, i)
+                start = end
+            i = end
+            continue
+        if ch == "$":
+            i = _skip_dollar_quoted(script, i)
             continue
         if script.startswith("/*", i):
             end = script.find("*/", i + 2)
@@ -133,6 +149,16 @@ def _skip_quoted(script: str, i: int) -> int:
             return i + 1
         i += 1
     return i
+
+
+def _skip_dollar_quoted(script: str, i: int) -> int:
+    """Index just past the dollar-quoted body opening at ``i`` (a function or procedure body holding ``;``), or
+    ``i + 1`` when the ``$`` opens none (``$1``, ``${var}``, a ``$`` inside a name such as ``metadata$filename``)."""
+    tag = _DOLLAR_TAG.match(script, i)
+    if tag is None or (i > 0 and (script[i - 1].isalnum() or script[i - 1] in "_$")):
+        return i + 1
+    end = script.find(tag.group(), tag.end())
+    return len(script) if end < 0 else end + len(tag.group())
 
 
 def _append(statements: list[ScriptStatement], script: str, start: int, end: int) -> None:

@@ -70,6 +70,8 @@ PSEUDO_COLUMNS = frozenset(
 )
 """Pseudo-columns an engine computes for every row (virtual, partition, row-id, file metadata columns): an
 unqualified one is never a stored column, so it carries no lineage and is not reported."""
+SEQUENCE_VALUES = frozenset({"nextval", "currval"})
+"""``seq.NEXTVAL`` / ``seq.CURRVAL`` (Snowflake, Oracle): a number the sequence hands out, no column's value."""
 PLAIN = Usage()
 """A value used as it is (strong, IDENTITY)."""
 
@@ -153,6 +155,10 @@ class Tracer:
         select = leftmost_select(expression)
         if isinstance(select, exp.Select) and any(isinstance(p, exp.Star) for p in select.selects):
             return self._from_the_only_source(scope, name, node)  # SELECT * over an unknown schema
+        starred = _starred_sources(select)
+        if starred:  # SELECT a.*, b.x: a column not named otherwise comes through a star of unknown columns
+            inner = self._scopes.get(id(select), scope)
+            return self._from_the_only_source(inner, name, node, among=starred)
         self.report(f"column {name!r} is not an output of the subquery it is read from", node)
         return []
 
@@ -278,6 +284,10 @@ class Tracer:
         function = udtf.this
         if name == FLATTEN_COLUMNS[0] and function_name(function) in ("explode", "flatten"):
             return []
+        if isinstance(udtf, exp.Unnest):
+            # BigQuery UNNEST(arr) without names: the column is a field of the array's elements
+            usage = Usage().keyed(_as_key_path(name))
+            return [f for array in udtf.expressions for f in self.flows(scope, array, usage)]
         arguments = function_arguments(function) if isinstance(function, exp.Func) else [function]
         return [f for argument in arguments for f in self.flows(scope, argument, Usage().transformed())]
 
@@ -441,10 +451,31 @@ class Tracer:
             if pivot is not None:
                 return self._pivot_output(current, pivot, name)
             current = current.parent
+        fields = self._struct_field(scope, column)
+        if fields is not None:
+            return fields
         self.report(
             f"column {table.lower()}.{name} refers to an unknown table alias {table.lower()!r}", column
         )
         return []
+
+    def _struct_field(self, scope: Scope, column: exp.Column) -> list[Flow] | None:
+        """``s.f`` or ``t.s.f`` whose qualifier names no source: field ``f`` of the struct column ``s`` (BigQuery
+        ``UNNEST(event_params) AS ep`` then ``ep.value.string_value``; Spark / Snowflake struct columns), or no
+        lineage for a sequence's ``seq.NEXTVAL``. None when the name starts with a source alias that has no further
+        column part to read."""
+        parts = [part.name for part in column.parts]
+        if parts[-1].lower() in SEQUENCE_VALUES and len(parts) == 2:
+            return []
+        aliases = {alias for current in _enclosing_scopes(scope) for alias in current.sources}
+        if parts[0] not in aliases:
+            head, fields = exp.column(parts[0]), parts[1:]
+        elif len(parts) > 2:
+            head, fields = exp.column(parts[1], table=parts[0]), parts[2:]
+        else:
+            return None
+        path = "$." + ".".join(field.lower() for field in fields)
+        return [flow.through(Usage().keyed(path)) for flow in self._resolve(scope, head)]
 
     def _resolve_unqualified(self, scope: Scope, column: exp.Column, name: str) -> list[Flow]:
         """A column sqlglot could not qualify: an output alias in ORDER BY/HAVING/..., else the single source."""
@@ -461,24 +492,31 @@ class Tracer:
             return []
         return self._from_the_only_source(scope, name, column)
 
-    def _from_the_only_source(self, scope: Scope, name: str, node: exp.Expr) -> list[Flow]:
+    def _from_the_only_source(
+        self, scope: Scope, name: str, node: exp.Expr, among: frozenset[str] | None = None
+    ) -> list[Flow]:
         """Resolve ``name`` in the one source of ``scope`` that can have it; report when none or several can.
 
-        Only the sources the scope selects from count (a CTE defined earlier is visible but not read);
-        a subquery none of whose sources can have ``name`` reads it from the enclosing query (correlation).
+        Only the sources the scope selects from count (a CTE defined earlier is visible but not read), or only
+        those named in ``among`` (the ``t`` of ``t.*``); a subquery none of whose sources can have ``name`` reads
+        it from the enclosing query (correlation), and so does a table function's argument (``UNNEST(col)``: never
+        a column of the function itself).
         """
         current: Scope | None = scope
+        inner: Scope | None = None
         while current is not None:
-            sources = _selected(current)
+            sources = {alias: source for alias, source in _selected(current).items() if source is not inner}
+            if among is not None and current is scope:
+                sources = {alias: source for alias, source in sources.items() if alias.lower() in among}
             candidates = [alias for alias, source in sources.items() if self._may_provide(source, name)]
             if len(candidates) > 1:  # a source naming the column beats tables of unknown schema
                 declared = [a for a in candidates if self._declares(sources[a], name)]
                 candidates = declared if len(declared) == 1 else candidates
             if len(candidates) == 1:
                 return self._resolve(current, exp.column(name, table=candidates[0]))
-            if candidates or not current.is_subquery:
+            if candidates or not (current.is_subquery or current.is_udtf):
                 break
-            current = current.parent
+            inner, current = current, current.parent
         if name in self.variables:
             return []  # a script variable: a value known before the query runs, no column lineage
         self.report(f"column {name!r} is ambiguous or unknown; add a table qualifier or pass --schema", node)
@@ -574,6 +612,25 @@ def _selected(scope: Scope) -> dict[str, exp.Table | Scope]:
         for alias, source in scope.sources.items()
         if isinstance(source, Scope) and isinstance(source.expression, exp.Lateral)
     }
+
+
+def _enclosing_scopes(scope: Scope) -> list[Scope]:
+    """``scope`` and the scopes enclosing it, innermost first."""
+    chain: list[Scope] = []
+    current: Scope | None = scope
+    while current is not None:
+        chain.append(current)
+        current = current.parent
+    return chain
+
+
+def _starred_sources(select: exp.Expr) -> frozenset[str]:
+    """The sources ``t`` a SELECT takes whole as ``t.*`` (left unexpanded: their columns are unknown)."""
+    if not isinstance(select, exp.Select):
+        return frozenset()
+    return frozenset(
+        p.table.lower() for p in select.selects if isinstance(p, exp.Column) and isinstance(p.this, exp.Star)
+    )
 
 
 _READERS = re.compile(r"^(?:read_\w+|\w+_scan|read_files)$")

@@ -458,3 +458,151 @@ def test_bigquery_declared_variable_is_no_column_but_a_real_column_wins() -> Non
     assert declare.operation == "SET" and not insert.errors
     assert _strong(insert) == {("ods.orders.id", "dw.o.id"), ("ods.orders.amt", "dw.o.amt")}
     assert _weak(insert) == {("ods.orders.amt", "dw.o")}
+
+
+def test_a_column_read_through_a_qualified_star_of_an_unknown_table_reaches_that_table() -> None:
+    script = (
+        "CREATE TEMPORARY VIEW enriched AS\n"
+        "SELECT o.*, c.region FROM ods.raw_orders o JOIN ods.raw_customers c ON o.cust = c.cust;\n"
+        "INSERT INTO dw.by_region SELECT region, sum(price) AS revenue FROM enriched WHERE status = 'paid' GROUP BY region"
+    )
+    _view, insert = extract_lineage(script, dialect="spark")
+    assert not insert.errors
+    assert _strong(insert) == {
+        ("ods.raw_customers.region", "dw.by_region.region"),
+        ("ods.raw_orders.price", "dw.by_region.revenue"),
+    }
+    assert ("ods.raw_orders.status", "dw.by_region") in _weak(insert)
+
+
+def test_a_column_two_qualified_stars_may_hold_is_reported_not_guessed() -> None:
+    sql = "INSERT INTO dw.o SELECT price FROM (SELECT a.*, b.* FROM ods.x a JOIN ods.y b ON a.k = b.k) j"
+    [record] = extract_lineage(sql, dialect="spark")
+    assert not _strong(record)
+    assert [e.kind for e in record.errors] == ["unresolved"] and "'price'" in record.errors[0].message
+
+
+@pytest.mark.parametrize(
+    "param",
+    [
+        "(SELECT value.int_value FROM UNNEST(params) WHERE key = 'qty')",
+        "(SELECT p.value.int_value FROM UNNEST(params) AS p WHERE p.key = 'qty')",
+        "(SELECT p.value.int_value FROM UNNEST(ev.params) p WHERE p.key = 'qty')",
+    ],
+)
+def test_bigquery_field_of_an_unnested_struct_array_in_a_scalar_subquery_reaches_the_array(
+    param: str,
+) -> None:
+    sql = f"INSERT INTO mart.qty SELECT ev.user_id, {param} AS qty FROM raw.events ev WHERE ev.kind = 'buy'"
+    [record] = extract_lineage(sql, dialect="bigquery")
+    assert not record.errors
+    strong = {(e.source, e.target, e.key_path) for e in record.column_edges if e.strength == "strong"}
+    assert strong == {
+        ("raw.events.user_id", "mart.qty.user_id", None),
+        ("raw.events.params", "mart.qty.qty", "$.value.int_value"),
+    }
+    assert ("raw.events.kind", "mart.qty") in _weak(record)
+
+
+def test_bigquery_cross_join_unnest_alias_fields_are_read_from_the_array() -> None:
+    sql = (
+        "INSERT INTO mart.pages SELECT ev.user_id, p.value.string_value AS page "
+        "FROM raw.events ev CROSS JOIN UNNEST(params) AS p WHERE p.key = 'page'"
+    )
+    [record] = extract_lineage(sql, dialect="bigquery")
+    assert not record.errors
+    assert ("raw.events.params", "mart.pages.page", "$.value.string_value") in {
+        (e.source, e.target, e.key_path) for e in record.column_edges
+    }
+    assert ("raw.events.params", "mart.pages") in _weak(record)
+
+
+def test_a_struct_field_read_without_a_table_qualifier_is_a_field_of_that_column() -> None:
+    sql = "INSERT INTO dw.o SELECT o.addr.city AS city, addr.zip AS zip FROM ods.orders o"
+    [record] = extract_lineage(sql, dialect="spark")
+    assert not record.errors
+    assert {(e.source, e.target, e.key_path) for e in record.column_edges} == {
+        ("ods.orders.addr", "dw.o.city", "$.city"),
+        ("ods.orders.addr", "dw.o.zip", "$.zip"),
+    }
+
+
+def test_a_cte_over_a_table_function_keeps_the_columns_its_reader_names_without_a_schema() -> None:
+    # one source of unknown columns (FLATTEN) makes sqlglot qualify tables only; the CTE's columns must survive
+    sql = (
+        "CREATE TABLE mart.lines AS WITH src AS (SELECT doc_id AS id, item.value AS line "
+        "FROM raw.docs, LATERAL FLATTEN(input => body:lines) AS item) SELECT id, line:sku AS sku FROM src"
+    )
+    [record] = extract_lineage(sql, dialect="snowflake")
+    assert not record.errors
+    assert {(e.source, e.target, e.key_path) for e in record.column_edges} == {
+        ("raw.docs.doc_id", "mart.lines.id", None),
+        ("raw.docs.body", "mart.lines.sku", "$.lines.sku"),
+    }
+
+
+def test_a_star_over_ctes_that_name_their_columns_is_written_out_without_a_schema() -> None:
+    script = (
+        "CREATE TABLE mart.lines AS WITH src AS (SELECT doc_id AS id, item.value AS line "
+        "FROM raw.docs, LATERAL FLATTEN(input => body:lines) AS item), "
+        "typed AS (SELECT id, line:qty::INT AS qty, seq_lines.NEXTVAL AS line_no FROM src) SELECT * FROM typed;\n"
+        "INSERT INTO mart.totals SELECT * FROM mart.lines"
+    )
+    ctas, insert = extract_lineage(script, dialect="snowflake")
+    assert not ctas.errors
+    assert ctas.outputs[0].columns == ("id", "qty", "line_no")
+    assert _strong(ctas) == {("raw.docs.doc_id", "mart.lines.id"), ("raw.docs.body", "mart.lines.qty")}
+    assert _strong(insert) == {
+        ("mart.lines.id", "mart.totals.id"),
+        ("mart.lines.qty", "mart.totals.qty"),
+        ("mart.lines.line_no", "mart.totals.line_no"),
+    }
+
+
+def test_merge_star_actions_copy_the_target_columns_by_name_when_only_the_target_is_known() -> None:
+    script = (
+        "CREATE TABLE silver.orders (order_id STRING, amount DECIMAL(10, 2), status STRING) USING DELTA;\n"
+        "MERGE INTO silver.orders t USING staged_batch s ON t.order_id = s.order_id\n"
+        "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+    )
+    _ddl, merge = extract_lineage(script, dialect="databricks")
+    assert not merge.errors
+    assert _strong(merge) == {
+        ("default.staged_batch.order_id", "silver.orders.order_id"),
+        ("default.staged_batch.amount", "silver.orders.amount"),
+        ("default.staged_batch.status", "silver.orders.status"),
+    }
+
+
+def test_delta_live_tables_stream_and_live_reads_reach_the_pipelines_own_datasets() -> None:
+    script = (
+        "CREATE OR REFRESH STREAMING TABLE raw_orders AS SELECT id, body FROM STREAM read_files('/landing/orders');\n"
+        "CREATE OR REFRESH STREAMING TABLE orders AS SELECT o.id, o.body:total AS total, c.region "
+        "FROM STREAM(LIVE.raw_orders) AS o JOIN LIVE.customers c ON c.id = o.id"
+    )
+    _bronze, silver = extract_lineage(script, dialect="databricks", default_db="sales")
+    assert [d.name for d in silver.inputs] == ["sales.raw_orders", "sales.customers"]
+    assert _strong(silver) == {
+        ("sales.raw_orders.id", "sales.orders.id"),
+        ("sales.raw_orders.body", "sales.orders.total"),
+        ("sales.customers.region", "sales.orders.region"),
+    }
+
+
+def test_after_use_of_an_unset_variable_database_every_unqualified_table_lands_in_it() -> None:
+    script = "USE ${hivevar:target_db};\nINSERT OVERWRITE TABLE daily SELECT s.id, x.v FROM staged s JOIN ${src} x ON s.id = x.id"
+    _use, insert = extract_lineage(script)
+    assert [d.name for d in insert.inputs] == ["${hivevar:target_db}.staged", "${hivevar:target_db}.${src}"]
+    assert [d.name for d in insert.outputs] == ["${hivevar:target_db}.daily"]
+    assert ("${hivevar:target_db}.${src}.v", "${hivevar:target_db}.daily.v") in _strong(insert)
+
+
+def test_a_tsql_temp_table_read_with_a_schema_prefix_is_the_same_temp_table() -> None:
+    script = (
+        "SELECT id, name INTO #staged FROM src.people WHERE active = 1\n"
+        "MERGE INTO dbo.people AS t USING dbo.#staged AS s ON t.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET t.name = s.name;"
+    )
+    _into, merge = extract_lineage(script, dialect="tsql")
+    assert "default.staged" in [d.name for d in merge.inputs]
+    assert ("default.staged.name", "dbo.people.name") in _strong(merge)
