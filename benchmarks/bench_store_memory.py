@@ -12,9 +12,10 @@ masking). Each measure runs in a fresh process:
   dicts: id -> (label, {key: value}) for vertices, id -> (label, out, in, props) for edges, and id -> [edge ids]
   out and in.
 - import: elements/s of ``import_state`` vs building those dicts.
-- insert: elements/s of the writer's upsert traversals (``inject(rows).mergeV(select('match'))
-  .option(onCreate, select('create'))``, then mergeE, ``--batch`` rows a traversal) on an ``EmbeddedGraph``
-  for the first ``--insert-elements`` elements, vs upserting the same rows into dicts keyed the same way.
+- insert: elements/s of the writer's upsert traversals (``graph/writer.py``'s ``upsert_traversal``:
+  ``inject(rows).mergeV(select('match')).option(onCreate, select('create')).project('id', 'created')...``, then
+  the same with mergeE, ``--batch`` rows a traversal) on an ``EmbeddedGraph`` for the first ``--insert-elements``
+  elements, vs upserting the same rows into dicts keyed the same way.
 - open: ``EmbeddedGraph(path)`` of a store holding the graph (a snapshot plus N/1000 logged transactions), vs
   ``pickle.load`` of the same rows from one file.
 
@@ -40,15 +41,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gremlin_python.process.graph_traversal import GraphTraversalSource, __
-from gremlin_python.process.traversal import Direction, Merge, T, TraversalStrategies
+from gremlin_python.process.graph_traversal import GraphTraversalSource
+from gremlin_python.process.traversal import Direction, T, TraversalStrategies
 from gremlin_python.structure.graph import Graph
 
 from lineage_platform.graph.embedded.engine import EmbeddedGraph
 from lineage_platform.graph.embedded.memgraph import MemGraph
 from lineage_platform.graph.embedded.storage import DurableLog
 from lineage_platform.graph.vocabulary import EdgeLabel, Key, VertexLabel
-from lineage_platform.graph.writer import edge_guid, guid
+from lineage_platform.graph.writer import edge_guid, guid, upsert_traversal
 
 COLUMNS = 30
 FLOWS_PER_COLUMN = 2  # strong edges per output column; every fourth column also gets a weak one
@@ -255,14 +256,9 @@ def _graph_upserts(vertices: dict[int, dict], edges: list[tuple], batch: int) ->
     items = list(vertices.items())
     for start in range(0, len(items), batch):
         chunk = items[start : start + batch]
-        traversal = (
-            g.inject(*(row for _vid, row in chunk))
-            .merge_v(__.select("match"))
-            .option(Merge.on_create, __.select("create"))
-            .id_()
-        )
+        traversal = upsert_traversal(g, "V", [row for _vid, row in chunk])
         for (vid, _row), traverser in zip(chunk, graph.execute(traversal.bytecode)):
-            ids[vid] = traverser.object
+            ids[vid] = traverser.object["id"]
     for start in range(0, len(edges), batch):
         rows = []
         for _eid, label, out_id, in_id, props in edges[start : start + batch]:
@@ -270,10 +266,7 @@ def _graph_upserts(vertices: dict[int, dict], edges: list[tuple], batch: int) ->
             rows.append(
                 {"match": {**match, **{k: v for k, v in props.items() if k != Key.GUID}}, "create": props}
             )
-        traversal = (
-            g.inject(*rows).merge_e(__.select("match")).option(Merge.on_create, __.select("create")).id_()
-        )
-        graph.execute(traversal.bytecode)
+        graph.execute(upsert_traversal(g, "E", rows).bytecode)
 
 
 def _dict_upserts(vertices: dict[int, dict], edges: list[tuple], _batch: int) -> None:

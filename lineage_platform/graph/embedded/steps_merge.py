@@ -181,9 +181,13 @@ def _apply_properties(element: Any, values: dict[Any, Any], t: Trav, c: Compiler
 
 
 def _set_created(element: VertexRec | EdgeRec, values: dict[Any, Any], t: Trav, c: Compiler) -> None:
-    """The properties of an element the merge has just created: a plain value goes straight to the store (the
-    element has no value to replace and no cardinality is asked for); any other (null, a cardinality value) is set
-    as property() sets it."""
+    """The properties of an element the merge has just created: plain values go straight to the store, all at once
+    when every value is plain (the element has no value to replace and no cardinality is asked for); any other
+    (null, a cardinality value) is set as property() sets it."""
+    plain = [(key, value) for key, value in values.items() if isinstance(key, str)]
+    if all(type(value) in _PLAIN_TYPES for _, value in plain):
+        c.graph.add_properties(element, plain)
+        return
     add = c.graph.add_vertex_property if isinstance(element, VertexRec) else c.graph.set_edge_property
     for key, value in values.items():
         if type(value) in _PLAIN_TYPES and isinstance(key, str):
