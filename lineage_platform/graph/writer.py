@@ -207,6 +207,8 @@ class _Batch:
         default_factory=dict
     )  # vertices merged with the graph's
     lineage: dict[int, _Added] = field(default_factory=dict)  # statements added so far, by id()
+    # column vertices added with their hasColumn edge, by (qualifiedName, the dataset vertex the statement gave)
+    columns: dict[tuple[str, tuple[str, str] | None], tuple[str, str]] = field(default_factory=dict)
 
     def run_of(self, key: tuple[str, str], run: RunInfo | None) -> None:
         """Remember ``run`` as the earliest of ``key``'s generating runs seen in this batch, if it is."""
@@ -273,11 +275,17 @@ def _column_vertex(
     batch: _Batch, qualified_name: str, datasets: dict[str, tuple[str, str]]
 ) -> tuple[str, str]:
     """The column vertex, under its dataset: a path's columns hang off its ``file`` vertex, never off a ``table``
-    twin of the same name; a column of a dataset the statement does not list belongs to a table."""
-    column = batch.vertex(VertexLabel.COLUMN, qualified_name)
+    twin of the same name; a column of a dataset the statement does not list belongs to a table.
+
+    Neither vertex nor edge carries properties here, so adding them again changes nothing: a batch adds them once
+    (the statements of a batch mostly touch the same columns)."""
     parent_name = qualified_name.rsplit(".", 1)[0]
-    parent = datasets.get(parent_name) or batch.vertex(VertexLabel.TABLE, parent_name)
-    batch.edge(EdgeLabel.HAS_COLUMN, parent, column)
+    given = datasets.get(parent_name)
+    column = batch.columns.get((qualified_name, given))
+    if column is None:
+        column = batch.columns[(qualified_name, given)] = batch.vertex(VertexLabel.COLUMN, qualified_name)
+        parent = given or batch.vertex(VertexLabel.TABLE, parent_name)
+        batch.edge(EdgeLabel.HAS_COLUMN, parent, column)
     return column
 
 
