@@ -545,9 +545,7 @@ class MemGraph:
             keys.append(key)
             values.append(value if rules is None else rules.edge_property(element, key, value))
         undo = self._set_edge_props(element, self.shared_keys(tuple(keys)), tuple(values))
-        for key, value in zip(keys, values):  # the first undo restores "no properties", the others have none
-            self._log(("setEP", element.id, key, value), undo)
-            undo = _nothing_to_undo
+        self._log_many([("setEP", element.id, key, value) for key, value in zip(keys, values)], undo)
 
     def _add_vertex_properties(
         self, v: VertexRec, items: Sequence[tuple[str, Any]], rules: SchemaRules | None
@@ -569,7 +567,20 @@ class MemGraph:
         for vp in props:
             if vp.key in indexed:
                 self._index(vp.key, vp.value, v)
-            self._log(("addVP", v.id, vp.id, vp.key, vp.value), lambda vp=vp: self._unlink_vp(vp))
+
+        def undo() -> None:
+            for vp in reversed(props):
+                self._unlink_vp(vp)
+
+        self._log_many([("addVP", v.id, vp.id, vp.key, vp.value) for vp in props], undo)
+
+    def _log_many(self, redo: list[Op], undo: Callable[[], None]) -> None:
+        """Record several redo ops undone together by ``undo``: it is the last op's undo (a rollback runs it first),
+        the others have none, so the undo and redo lists stay aligned for ``rollback_to``."""
+        if self._logging and redo:
+            self._redo.extend(redo)
+            self._undo.extend([_nothing_to_undo] * (len(redo) - 1))
+            self._undo.append(undo)
 
     def drop_vertex_property(self, vp: VertexPropRec) -> None:
         """Remove one vertex property value (with its meta-properties)."""

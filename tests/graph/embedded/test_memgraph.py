@@ -203,6 +203,24 @@ def test_properties_added_at_once_equal_those_added_one_at_a_time() -> None:
     assert at_once.vertices_with("name", "t") == ()
 
 
+def test_a_savepoint_before_properties_added_at_once_rolls_back_to_the_bare_elements() -> None:
+    graph = MemGraph(indexed=["name"])
+    graph.begin_changes()
+    v = graph.add_vertex("table")
+    e = graph.add_edge("flowsTo", v, v)
+    bare = _snapshot(graph)
+    mark = graph.savepoint()
+    graph.add_properties(e, [])  # nothing to add: nothing logged
+    graph.add_properties(v, [("name", "t"), ("version", 1)])
+    graph.add_properties(e, [("strength", "weak")])
+    graph.add_vertex_property(v, "owner", "ann")  # a later write is undone first
+    assert len(graph.pending_ops()) == 6
+    graph.rollback_to(mark)
+    assert _snapshot(graph) == bare  # ids are not reused: the counter stays where it was
+    assert [op[0] for op in graph.pending_ops()] == ["addV", "addE"]
+    assert graph.vertices_with("name", "t") == ()
+
+
 def test_properties_added_at_once_refuse_a_duplicate_unique_value() -> None:
     try:
         _with_properties(True, fail=True)
