@@ -227,8 +227,9 @@ class _Merge:
         self.c = c
         self.name = name
         self.options = options = _options(call, tokens)
+        # without an argument the incoming object is the map (or a traversal giving one, as an argument would be)
         self.search_of: MapOf = (
-            _map_of(call.args[0], c, name) if call.args else (lambda t: _as_map(t.obj, name))
+            _map_of(call.args[0], c, name) if call.args else (lambda t: _map_of(t.obj, c, name)(t))
         )
         self.create_of = _map_of(options[Merge.on_create][0], c, name) if Merge.on_create in options else None
         self.match_arg = options[Merge.on_match][0] if Merge.on_match in options else _ABSENT
