@@ -34,6 +34,10 @@ NO_VALUES: Any = ()  # the shared "no property values" of a vertex
 MISSING = object()  # EdgeRec.prop()'s default: tells an absent key from any stored value
 
 
+def _nothing_to_undo() -> None:
+    """The undo of a write another write's undo already reverts."""
+
+
 class VertexRec:
     """A stored vertex: id, label, properties and adjacency (edge label -> list of EdgeRec, out and in; ``NOTHING``
     while empty). Property keys are ``keys`` (a tuple shared by the vertices with the same keys), and ``vals`` holds
@@ -520,6 +524,63 @@ class MemGraph:
             bucket.pop(v.id, None)
             if len(bucket) == 1:
                 index[ikey] = next(iter(bucket.values()))
+
+    def add_properties(self, element: VertexRec | EdgeRec, items: Sequence[tuple[str, Any]]) -> None:
+        """Give an element without properties these (key, value) pairs of distinct keys: what
+        ``add_vertex_property`` / ``set_edge_property`` do for each in turn (the same checks, ids, redo ops and
+        undo), with the element's key tuple and values made once instead of grown a property at a time (a merge
+        step creating elements). An element that already has properties takes them one at a time."""
+        if element.keys:
+            add = self.add_vertex_property if type(element) is VertexRec else self.set_edge_property
+            for key, value in items:
+                add(element, key, value)  # type: ignore[arg-type]
+            return
+        rules = None if self._replaying else self.rules
+        if type(element) is VertexRec:
+            self._add_vertex_properties(element, items, rules)
+            return
+        keys, values = [], []
+        for key, value in items:
+            check_value(key, value)
+            keys.append(key)
+            values.append(value if rules is None else rules.edge_property(element, key, value))
+        undo = self._set_edge_props(element, self.shared_keys(tuple(keys)), tuple(values))
+        self._log_many([("setEP", element.id, key, value) for key, value in zip(keys, values)], undo)
+
+    def _add_vertex_properties(
+        self, v: VertexRec, items: Sequence[tuple[str, Any]], rules: SchemaRules | None
+    ) -> None:
+        unique = self.unique
+        props: list[VertexPropRec] = []
+        for key, value in items:
+            check_value(key, value)
+            if rules is not None:
+                value = rules.vertex_property(v, key, value)
+            if (v.label, key) in unique:
+                self._check_unique(v, key, value)
+            props.append(VertexPropRec(self.new_id(), sys.intern(key), value, v))
+        if not props:
+            return
+        v.keys = self.shared_keys(tuple(vp.key for vp in props))
+        v.vals = props  # type: ignore[assignment]
+        indexed = self.indexed_keys
+        for vp in props:
+            if vp.key in indexed:
+                self._index(vp.key, vp.value, v)
+
+        def undo() -> None:
+            for vp in reversed(props):
+                self._unlink_vp(vp)
+
+        self._log_many([("addVP", v.id, vp.id, vp.key, vp.value) for vp in props], undo)
+
+    def _log_many(self, redo: list[Op], undo: Callable[[], None]) -> None:
+        """Record several redo ops undone together by ``undo``: it is the last op's undo (a rollback runs it first),
+        the others have none, so the undo and redo lists stay aligned for ``rollback_to``."""
+        if self._logging and redo:
+            self._redo.extend(redo)
+            self._undo.extend([_nothing_to_undo] * (len(redo) - 1))
+            self._undo.append(undo)
 
     def drop_vertex_property(self, vp: VertexPropRec) -> None:
         """Remove one vertex property value (with its meta-properties)."""

@@ -35,6 +35,7 @@ class StepCall:
     leading: list[tuple[str, list[Any]]] = field(default_factory=list)
     folded: list[StepCall] = field(default_factory=list)  # steps a strategy folded into this one
     walk: NavigationWalk | None = None  # set by the navigation_walk strategy on a repeat() it applies to
+    rows: list[dict[Any, Any]] | None = None  # maps of an inject() fuse_inject_merge gave a merge step
     starts_child: bool = False  # first step of a nested traversal (its input is already queued when it runs)
 
     def modulator_args(self, name: str) -> list[list[Any]]:
@@ -54,7 +55,8 @@ class StepCall:
         inner = ", ".join(filter(None, [_texts(self.args), ", ".join(map(str, self.folded))]))
         mods = "".join(f".{name}({_texts(args)})" for name, args in self.modulators)
         walk = "" if self.walk is None else f" {{{self.walk}}}"
-        return f"{lead}{self.name}({inner}){mods}{walk}"
+        rows = "" if self.rows is None else f" {{over {len(self.rows)} injected rows}}"
+        return f"{lead}{self.name}({inner}){mods}{walk}{rows}"
 
 
 def _texts(values: list[Any]) -> str:

@@ -11,6 +11,7 @@ original            V(), has('name', 'a'), repeat(__.out('x')).emit(), dedup(), 
 fold_start_filters  V(has('name', 'a')), repeat(__.out('x')).emit(), dedup(), id()
 infix_connectives   V(has('name', 'a')), repeat(__.out('x')).emit(), dedup(), id()
 navigation_walk     V(has('name', 'a')), repeat(__.out('x')).emit() {walk: out('x') each vertex once, as id}
+fuse_inject_merge   V(has('name', 'a')), repeat(__.out('x')).emit() {walk: out('x') each vertex once, as id}
 """
 
 from __future__ import annotations
@@ -212,7 +213,34 @@ distinct=True, project='id'))]
     return out
 
 
-STRATEGIES: tuple[Strategy, ...] = (fold_start_filters, infix_connectives, navigation_walk)
+def fuse_inject_merge(calls: list[StepCall], context: Context) -> list[StepCall]:
+    """A root traversal starting ``inject(maps...)`` or ``inject([maps]).unfold()`` straight into mergeV()/mergeE()
+    (the lineage writer's batch) gives the maps to the merge step, which runs over them itself: one step instead of
+    a stream of traversers between two or three (each map gets the traverser inject() would have given it, so
+    results, errors and writes are those of the steps it replaces). Not with full paths (unfold() would have
+    extended them).
+
+    >>> calls = [StepCall("inject", [{"a": 1}, {"a": 2}]), StepCall("mergeV", []), StepCall("id", [])]
+    >>> [str(c) for c in fuse_inject_merge(calls, Context(anonymous=False))]
+    ['mergeV() {over 2 injected rows}', 'id()']
+    """
+    if (
+        context.anonymous
+        or context.full_paths
+        or not calls
+        or calls[0].name != "inject"
+        or calls[0].modulators
+    ):
+        return calls
+    rows, rest = calls[0].args, calls[1:]
+    if rest and _plain(rest[0], "unfold") and len(rows) == 1 and type(rows[0]) is list:
+        rows, rest = rows[0], rest[1:]
+    if not rest or rest[0].name not in ("mergeV", "mergeE") or not all(type(row) is dict for row in rows):
+        return calls
+    return [replace(rest[0], rows=list(rows)), *rest[1:]]
+
+
+STRATEGIES: tuple[Strategy, ...] = (fold_start_filters, infix_connectives, navigation_walk, fuse_inject_merge)
 """Applied in this order to every traversal before it is compiled."""
 
 

@@ -8,6 +8,7 @@ from gremlin_python.process.graph_traversal import GraphTraversalSource
 from gremlin_python.process.traversal import Cardinality, TraversalStrategies
 from gremlin_python.structure.graph import Graph
 
+from lineage_platform.errors import ConstraintViolation
 from lineage_platform.graph.embedded.engine import EmbeddedGraph
 from lineage_platform.graph.embedded.memgraph import MemGraph
 
@@ -168,3 +169,62 @@ def test_a_vertex_without_edges_left_holds_no_adjacency() -> None:
     assert a.out_e is b.in_e  # the one shared empty mapping, not a dict per vertex
     graph.rollback_changes()
     assert a.out_e == {"hasColumn": [e]} and b.in_e == {"hasColumn": [e]}
+
+
+def _with_properties(at_once: bool, fail: bool = False) -> MemGraph:
+    """A graph given a vertex and an edge with properties all at once or one at a time, in a change set."""
+    graph = MemGraph(unique=[("table", "qualifiedName")], indexed=["name"])
+    graph.begin_changes()
+    other = graph.add_vertex("table")
+    graph.add_vertex_property(other, "qualifiedName", "db.taken")
+    v = graph.add_vertex("table")
+    e = graph.add_edge("flowsTo", other, v)
+    vertex_items = [("qualifiedName", "db.taken" if fail else "db.t"), ("name", "t"), ("version", 2)]
+    edge_items = [("strength", "strong"), ("masking", False), ("createTime", 7)]
+    if at_once:
+        graph.add_properties(v, vertex_items)
+        graph.add_properties(e, edge_items)
+    else:
+        for key, value in vertex_items:
+            graph.add_vertex_property(v, key, value)
+        for key, value in edge_items:
+            graph.set_edge_property(e, key, value)
+    return graph
+
+
+def test_properties_added_at_once_equal_those_added_one_at_a_time() -> None:
+    at_once, one_by_one = _with_properties(True), _with_properties(False)
+    assert at_once.pending_ops() == one_by_one.pending_ops()
+    assert at_once.export_state() == one_by_one.export_state()
+    assert [v.id for v in at_once.vertices_with("name", "t") or ()] == [2]  # ids: other 0, its property 1
+    assert at_once.vertices[2].keys == one_by_one.vertices[2].keys == ("qualifiedName", "name", "version")
+    at_once.rollback_changes()
+    assert at_once.export_state()[2:] == ([], [], [])
+    assert at_once.vertices_with("name", "t") == ()
+
+
+def test_a_savepoint_before_properties_added_at_once_rolls_back_to_the_bare_elements() -> None:
+    graph = MemGraph(indexed=["name"])
+    graph.begin_changes()
+    v = graph.add_vertex("table")
+    e = graph.add_edge("flowsTo", v, v)
+    bare = _snapshot(graph)
+    mark = graph.savepoint()
+    graph.add_properties(e, [])  # nothing to add: nothing logged
+    graph.add_properties(v, [("name", "t"), ("version", 1)])
+    graph.add_properties(e, [("strength", "weak")])
+    graph.add_vertex_property(v, "owner", "ann")  # a later write is undone first
+    assert len(graph.pending_ops()) == 6
+    graph.rollback_to(mark)
+    assert _snapshot(graph) == bare  # ids are not reused: the counter stays where it was
+    assert [op[0] for op in graph.pending_ops()] == ["addV", "addE"]
+    assert graph.vertices_with("name", "t") == ()
+
+
+def test_properties_added_at_once_refuse_a_duplicate_unique_value() -> None:
+    try:
+        _with_properties(True, fail=True)
+    except ConstraintViolation as exc:
+        assert "db.taken" in str(exc)
+    else:
+        raise AssertionError("the duplicate qualifiedName was accepted")

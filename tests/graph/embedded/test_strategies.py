@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gremlin_python.process.graph_traversal import GraphTraversalSource, __
+from gremlin_python.process.traversal import Merge
 
 from lineage_platform.graph.embedded.step_calls import StepCall, group_steps
 from lineage_platform.graph.embedded.strategies import (
@@ -11,6 +12,7 @@ from lineage_platform.graph.embedded.strategies import (
     apply_strategies,
     explain,
     fold_start_filters,
+    fuse_inject_merge,
     infix_connectives,
     navigation_walk,
 )
@@ -26,8 +28,13 @@ def _text(calls: list[StepCall]) -> list[str]:
     return [str(c) for c in calls]
 
 
-def test_the_order_is_fold_connectives_walk() -> None:
-    assert [s.__name__ for s in STRATEGIES] == ["fold_start_filters", "infix_connectives", "navigation_walk"]
+def test_the_order_is_fold_connectives_walk_fuse() -> None:
+    assert [s.__name__ for s in STRATEGIES] == [
+        "fold_start_filters",
+        "infix_connectives",
+        "navigation_walk",
+        "fuse_inject_merge",
+    ]
 
 
 def test_fold_start_filters_folds_has_steps_into_v_and_properties_into_add_v() -> None:
@@ -93,10 +100,41 @@ def test_explain_prints_the_steps_before_and_after_each_strategy() -> None:
         "fold_start_filters",
         "infix_connectives",
         "navigation_walk",
+        "fuse_inject_merge",
     ]
     assert lines[0].endswith("V(), has('a', 1), repeat(__.out('x')).emit(), dedup()")
     assert lines[-1].endswith("V(has('a', 1)), repeat(__.out('x')).emit() {walk: out('x') each vertex once}")
     assert len(explain(__.out("x"), strategies=()).splitlines()) == 1
+
+
+def test_fuse_inject_merge_gives_a_root_inject_of_maps_to_the_merge_step() -> None:
+    rows = [{"match": {"k": 1}}, {"match": {"k": 2}}]
+    upsert = __.merge_v(__.select("match")).option(Merge.on_create, __.select("create"))
+    fused = fuse_inject_merge(_calls(__.inject(*rows).merge_v(__.select("match")).id_()), ROOT)
+    assert [(c.name, c.rows) for c in fused] == [("mergeV", rows), ("id", None)]
+    unfolded = fuse_inject_merge(_calls(__.inject(rows).unfold().merge_e(__.select("match"))), ROOT)
+    assert [(c.name, c.rows) for c in unfolded] == [("mergeE", rows)]
+    assert str(fuse_inject_merge(_calls(__.inject(*rows).merge_v(upsert)), ROOT)[0]).endswith(
+        "{over 2 injected rows}"
+    )
+
+
+def test_fuse_inject_merge_leaves_every_other_shape_alone() -> None:
+    rows = [{"match": {"k": 1}}]
+    for kept, context in (
+        (__.inject(*rows).merge_v(), Context()),  # a nested traversal: its inject() also passes its input on
+        (
+            __.inject(*rows).merge_v(),
+            Context(anonymous=False, full_paths=True),
+        ),  # unfold() would extend paths
+        (__.inject(*rows).identity().merge_v(), ROOT),
+        (__.inject(*rows).as_("a").merge_v(), ROOT),
+        (__.inject(rows, rows).unfold().merge_v(), ROOT),  # unfold() of two lists
+        (__.inject({"k": 1}, "not a map").merge_v(), ROOT),
+        (__.inject(*rows).add_v("x"), ROOT),
+    ):
+        calls = _calls(kept)
+        assert _text(fuse_inject_merge(calls, context)) == _text(calls)
 
 
 def test_apply_strategies_runs_any_subset_in_order() -> None:
