@@ -17,6 +17,11 @@ from lineage_platform.netflow.maintenance import LayoutRequest, ingest
 DATASET = "netflow.flows"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The query module silences DuckDB's note on its one-pass copies when imported; pytest resets filters per test."""
+    config.addinivalue_line("filterwarnings", "ignore:Arrow output on a DB-API result:UserWarning")
+
+
 @dataclass
 class Clustered:
     """A catalogued dataset and the same records as one unclustered Parquet file (the DuckDB baseline)."""

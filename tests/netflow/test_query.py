@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from lineage_platform.errors import SqlError
+from lineage_platform.netflow import query
 from lineage_platform.netflow.blocks import index_blocks
 from lineage_platform.netflow.catalog import CatalogError, all_partitions
 from lineage_platform.netflow.query import (
@@ -63,11 +64,33 @@ def random_query(clustered: Clustered, rng: random.Random) -> str:
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "arrow"])
-def test_many_random_queries_equal_the_unclustered_baseline(clustered: Clustered, engine: str) -> None:
+@pytest.mark.parametrize(
+    "one_pass_rows", [query.ONE_PASS_ROWS, 0]
+)  # small scans in one pass, and all streamed
+def test_many_random_queries_equal_the_unclustered_baseline(
+    clustered: Clustered, engine: str, one_pass_rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(query, "ONE_PASS_ROWS", one_pass_rows)
     rng = random.Random(11)
     for _ in range(60):
         sql = random_query(clustered, rng)
         assert pruned(clustered, sql, engine) == baseline(clustered, sql), sql
+
+
+def test_one_row_answers_are_recognised_and_scans_count_their_records(clustered: Clustered) -> None:
+    one_row = [
+        "SELECT count(*), sum(bytes) FROM flows WHERE dst_port = 53",
+        "SELECT max(bytes) - min(bytes) FROM flows",
+    ]
+    more = [
+        "SELECT dst_port, count(*) FROM flows GROUP BY 1",
+        "SELECT bytes FROM flows",
+        "SELECT unnest(list(dst_port)) FROM flows",
+        "SELECT count(*) OVER () FROM flows",
+    ]
+    assert [analyse(sql).one_row for sql in one_row + more] == [True] * len(one_row) + [False] * len(more)
+    plan = plan_query(clustered.g, DATASET, "SELECT count(*) FROM flows")
+    assert sum(item.rows for item in plan.slices) == clustered.records.num_rows
 
 
 def test_point_queries_read_a_small_fraction(clustered: Clustered) -> None:
