@@ -240,7 +240,7 @@ class _Search:
                 row = self.fetched.get(vertex)
                 if row is None:  # gone since it was reached
                     continue
-                node = _add_node(result, row["v"], pending)
+                node = _add_node(result, row["v"], pending, vertex)
                 hops[vertex], cut = _edges(
                     vertex, row["out"], result.level, self.upstream, self.provenance, bounds.fanout
                 )
@@ -262,7 +262,7 @@ class _Search:
             if result.notes:
                 break
         for vertex in [v for v in pending if v in self.fetched]:
-            _add_node(result, self.fetched[vertex]["v"], pending)
+            _add_node(result, self.fetched[vertex]["v"], pending, vertex)
             del pending[vertex]
         return pending
 
@@ -432,9 +432,11 @@ def _mark_more(node: Node, upstream: bool) -> None:
         node.more_outputs = True
 
 
-def _add_node(result: LineageGraph, element: dict, depths: dict[Any, int]) -> Node:
-    """Add a reached vertex from its element map (a vertex reached again only takes the new depth)."""
-    vertex = element[T.id]
+def _add_node(result: LineageGraph, element: dict, depths: dict[Any, int], vertex: Any = None) -> Node:
+    """Add a reached vertex (id ``vertex`` when the caller knows it) from its element map (a vertex reached
+    again only takes the new depth)."""
+    if vertex is None:
+        vertex = element[T.id]
     node = result.nodes.get(vertex)
     if node is None:
         node = result.nodes[vertex] = _node(element, depths[vertex])
@@ -451,14 +453,15 @@ def _load_nodes(g: GraphTraversalSource, result: LineageGraph, pending: dict[Any
 
 def _properties(element: dict) -> dict[str, Any]:
     """A vertex's properties from its element map (whose only other keys are ``T.id`` and ``T.label``)."""
-    props = element.copy()
+    props = element.copy()  # (a copy keeps the keys' hashes: T's members hash in Python, slowly)
     del props[T.id], props[T.label]
     return props
 
 
 def _node(element: dict, depth: int) -> Node:
-    props = _properties(element)
-    return Node(element[T.id], element[T.label], props.get(Key.QUALIFIED_NAME, ""), depth, props)
+    props = element.copy()
+    vertex, label = props.pop(T.id), props.pop(T.label)
+    return Node(vertex, label, props.get(Key.QUALIFIED_NAME, ""), depth, props)
 
 
 def _process(element: dict, runs: list[dict]) -> Process:
