@@ -197,9 +197,8 @@ def path_mode(bytecode: Bytecode) -> str | None:
 LAZY_STEPS = 200
 _CHECK_EVERY = 1024  # traversers a barrier collects between budget and cancellation checks
 _EXPAND_CHUNK = 1 << 20  # copies of one bulk traverser expanded between cancellation checks
-KEPT_PIPELINES = (
-    256  # pipelines a reusable compiler keeps (root and nested traversals), least recently used out
-)
+# pipelines a reusable compiler keeps (root and nested traversals), the least recently used dropped first
+KEPT_PIPELINES = 256
 
 
 class Pipeline:
