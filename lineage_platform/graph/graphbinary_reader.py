@@ -61,8 +61,8 @@ class FastGraphBinaryReader(JanusGraphBinaryReader):
         """The next value: fully qualified when ``data_type`` is None, else a value of that type."""
         if data_type is not None:
             return self.deserializers[data_type].objectify(buff, self, nullable)
-        if not isinstance(buff, io.BytesIO):
-            return self._stock(buff)
+        if not nullable or not isinstance(buff, io.BytesIO):  # (a value without its null flag: the stock way)
+            return self._stock(buff, nullable)
         outer = getattr(self._reading, "buffer", None)
         if outer is not None and outer[0] is buff:  # a stock deserializer reading a value inside the message
             value, end = self._read(outer[1], buff.tell(), buff)
@@ -128,12 +128,17 @@ class FastGraphBinaryReader(JanusGraphBinaryReader):
             name, end = self._read(data, start, buff)
             return self._member(code, name), end
         buff.seek(pos)  # any other type: its stock deserializer, from its type byte
-        value = self._stock(buff)
+        value = self._stock(buff, True)
         return value, buff.tell()
 
-    def _stock(self, buff: Any) -> Any:
+    def _stock(self, buff: Any, nullable: bool) -> Any:
         """The value at ``buff``'s position (its type byte), read by the stock deserializer of its type."""
-        return self._by_code[buff.read(1)[0]].objectify(buff, self, True)
+        code = buff.read(1)[0]
+        if code == _NULL:
+            if nullable:
+                buff.read(1)
+            return None
+        return self._by_code[code].objectify(buff, self, nullable)
 
     def _member(self, code: int, name: str) -> Any:
         """The enum member (T.id, Direction.OUT, ...) of a wire name, converted once per name."""
