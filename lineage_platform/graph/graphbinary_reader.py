@@ -77,7 +77,8 @@ class FastGraphBinaryReader(JanusGraphBinaryReader):
 
     def _read(self, data: Any, pos: int, buff: Any) -> tuple[Any, int]:
         """The fully qualified value at ``pos`` of ``data`` (the bytes of ``buff``) and the position after it."""
-        # the most common type is tested first, and a map reads its string keys and values without a call each
+        # the most common type is tested first; a map reads its most common keys and values (strings, enum keys,
+        # longs) itself, not by a call each
         code = data[pos]
         if code == _NULL:
             return None, pos + 2
@@ -94,18 +95,29 @@ class FastGraphBinaryReader(JanusGraphBinaryReader):
         if code == _MAP:
             size, pos = _INT32_AT(data, start)[0], start + 4
             result = {}
-            read = self._read
+            read, members, enums = self._read, self._members, self._enums
             for _ in range(size):
-                if data[pos] == _STRING and data[pos + 1] == 0:
+                code = data[pos]
+                if code == _STRING and data[pos + 1] == 0:
                     end = pos + 6 + _INT32_AT(data, pos + 2)[0]
                     key, pos = data[pos + 6 : end].decode(), end
+                elif code in enums and data[pos + 1] == 0 and data[pos + 2] == _STRING and data[pos + 3] == 0:
+                    end = pos + 8 + _INT32_AT(data, pos + 4)[0]  # an enum (T.id, ...): its name, a string
+                    name = data[pos + 8 : end].decode()
+                    key = members.get((code, name))
+                    if key is None:
+                        key = self._member(code, name)
+                    pos = end
                 else:
                     key, pos = read(data, pos, buff)
                     if not isinstance(key, _SCALAR_TYPES):
                         key = HashableDict.of(key)
-                if data[pos] == _STRING and data[pos + 1] == 0:
+                code = data[pos]
+                if code == _STRING and data[pos + 1] == 0:
                     end = pos + 6 + _INT32_AT(data, pos + 2)[0]
                     result[key], pos = data[pos + 6 : end].decode(), end
+                elif code == _LONG and data[pos + 1] == 0:
+                    result[key], pos = _INT64_AT(data, pos + 2)[0], pos + 10
                 else:
                     result[key], pos = read(data, pos, buff)
             return result, pos
