@@ -42,6 +42,7 @@ _EDGE_KEYS = (
     Key.TRANSFORM,
     Key.KEY_PATH,
 )  # what a column lineage edge contributes
+_PROCESS_KEYS = (Key.QUALIFIED_NAME, Key.OPERATION, Key.QUERY_TEXT)  # what a process's provenance reads of it
 RESULT_PREFIX = RESULT_DATASET + ":"  # qualifiedName prefix of a SELECT's result and of its columns
 
 
@@ -102,7 +103,7 @@ def _hops(
             processes()
             .limit(fanout + 1)
             .project("p", "runs", "n")
-            .by(__.element_map())
+            .by(__.element_map(*_PROCESS_KEYS))
             .by(__.run_maps(LATEST_RUNS))
             .by(ends().id_().limit(fanout + 1).fold())
         )
@@ -152,11 +153,8 @@ def trace(
     bounds = _Bounds(depth, fanout, limit, time.monotonic() + timeout)
     first: list[dict] = []  # the first direction's walk, when it came with the name
     if level is None:  # the level follows from the vertex: find it and walk in one request
-        walks = {
-            at: _hops(at, directions[0] == "up", include_weak, include_selects, fanout, since)
-            for at in ("column", "table")
-        }
-        found = _named_walk(g, name, walks, depth, limit, bounds.time_left())
+        walk = _walk_either(directions[0] == "up", include_weak, include_selects, fanout, since, depth, limit)
+        found = _named_walk(g, name, walk, bounds.time_left())
         root, first = found if found else (resolve(g, name), [])
     else:
         root = resolve(g, name)
@@ -242,7 +240,7 @@ class _Search:
                 row = self.fetched.get(vertex)
                 if row is None:  # gone since it was reached
                     continue
-                node = _add_node(result, row["v"], pending)
+                node = _add_node(result, row["v"], pending, vertex)
                 hops[vertex], cut = _edges(
                     vertex, row["out"], result.level, self.upstream, self.provenance, bounds.fanout
                 )
@@ -264,7 +262,7 @@ class _Search:
             if result.notes:
                 break
         for vertex in [v for v in pending if v in self.fetched]:
-            _add_node(result, self.fetched[vertex]["v"], pending)
+            _add_node(result, self.fetched[vertex]["v"], pending, vertex)
             del pending[vertex]
         return pending
 
@@ -349,35 +347,47 @@ def _walk_steps(start: GraphTraversal, hops: _Hops, remaining: int | None, cap: 
     return start.dedup().limit(cap).project("v", "out").by(__.element_map()).by(hops.rows)
 
 
-def _named_walk(
-    g: LineageTraversalSource,
-    name: str,
-    walks: dict[Level, _Hops],
+@functools.lru_cache(maxsize=64)
+def _walk_either(
+    upstream: bool,
+    include_weak: bool,
+    include_selects: bool,
+    fanout: int,
+    since: str | None,
     remaining: int | None,
     cap: int,
-    left: int,
-) -> tuple[dict, list[dict]] | None:
-    """One request: the vertex named ``name`` (its element map) and the walk from it at its own level (column
-    for a column, else table); None when no vertex has that name or the time ran out."""
+) -> GraphTraversal:
+    """From a vertex to the rows of the walk from it at its own level (column for a column, else table); built
+    once per set of options, as :func:`_hops` builds the hops."""
     column, table = (
-        _walk_steps(__.start(), walks[level], remaining, cap).fold() for level in ("column", "table")
+        _walk_steps(
+            __.start(), _hops(level, upstream, include_weak, include_selects, fanout, since), remaining, cap
+        )
+        for level in ("column", "table")
     )
-    walk = __.choose(__.has_label(VertexLabel.COLUMN), column, table)
+    return __.choose(__.has_label(VertexLabel.COLUMN), column, table)
+
+
+def _named_walk(
+    g: LineageTraversalSource, name: str, walk: GraphTraversal, left: int
+) -> tuple[dict, list[dict]] | None:
+    """One request: the vertex named ``name`` (its element map) and the rows of its ``walk`` (see
+    :func:`_walk_either`), each a result of its own (a server sends them in batches, however big the walk);
+    None when no vertex has that name or the time ran out."""
     try:
         found = (
             g.with_("evaluationTimeout", left)
             .named(name.lower())
             .limit(1)
-            .project("root", "rows")
-            .by(__.element_map())
-            .by(walk)
+            .union(__.element_map(), walk)
             .to_list()
         )
     except Exception as exc:
         if _timed_out(exc):
             return None
         raise
-    return (found[0]["root"], found[0]["rows"]) if found else None
+    roots = [row for row in found if T.id in row]  # the walk's rows are {v: ..., out: ...}
+    return (roots[0], [row for row in found if T.id not in row]) if roots else None
 
 
 def _timed_out(exc: Exception) -> bool:
@@ -422,9 +432,11 @@ def _mark_more(node: Node, upstream: bool) -> None:
         node.more_outputs = True
 
 
-def _add_node(result: LineageGraph, element: dict, depths: dict[Any, int]) -> Node:
-    """Add a reached vertex from its element map (a vertex reached again only takes the new depth)."""
-    vertex = element[T.id]
+def _add_node(result: LineageGraph, element: dict, depths: dict[Any, int], vertex: Any = None) -> Node:
+    """Add a reached vertex (id ``vertex`` when the caller knows it) from its element map (a vertex reached
+    again only takes the new depth)."""
+    if vertex is None:
+        vertex = element[T.id]
     node = result.nodes.get(vertex)
     if node is None:
         node = result.nodes[vertex] = _node(element, depths[vertex])
@@ -439,20 +451,27 @@ def _load_nodes(g: GraphTraversalSource, result: LineageGraph, pending: dict[Any
         _add_node(result, element, pending)
 
 
+def _properties(element: dict) -> dict[str, Any]:
+    """A vertex's properties from its element map (whose only other keys are ``T.id`` and ``T.label``)."""
+    props = element.copy()  # (a copy keeps the keys' hashes: T's members hash in Python, slowly)
+    del props[T.id], props[T.label]
+    return props
+
+
 def _node(element: dict, depth: int) -> Node:
-    props = {k: v for k, v in element.items() if isinstance(k, str)}
-    return Node(element[T.id], element[T.label], props.get(Key.QUALIFIED_NAME, ""), depth, props)
+    props = element.copy()
+    vertex, label = props.pop(T.id), props.pop(T.label)
+    return Node(vertex, label, props.get(Key.QUALIFIED_NAME, ""), depth, props)
 
 
 def _process(element: dict, runs: list[dict]) -> Process:
     """A process's provenance from its element map and its runs' element maps."""
-    props = {k: v for k, v in element.items() if isinstance(k, str)}
     return Process(
         element[T.id],
-        props[Key.QUALIFIED_NAME],
-        props.get(Key.OPERATION),
-        props.get(Key.QUERY_TEXT),
-        [{k: v for k, v in run.items() if isinstance(k, str)} for run in runs],
+        element[Key.QUALIFIED_NAME],
+        element.get(Key.OPERATION),
+        element.get(Key.QUERY_TEXT),
+        [_properties(run) for run in runs],
     )
 
 
@@ -465,7 +484,7 @@ def _load_processes(g: LineageTraversalSource, result: LineageGraph, provenance:
         rows = (
             g.processes(*missing)
             .project("p", "runs")
-            .by(__.element_map())
+            .by(__.element_map(*_PROCESS_KEYS))
             .by(__.run_maps(LATEST_RUNS))
             .to_list()
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import itertools
 from pathlib import Path
 
@@ -304,3 +305,25 @@ def test_since_keeps_the_lineage_of_processes_that_ran_after_it(g, column) -> No
         "db.t1" + column,
         "db.t2" + column,
     }
+
+
+def test_a_served_trace_answer_bigger_than_a_frame_arrives_in_batches(monkeypatch) -> None:
+    """The walk's rows are separate results, which the server sends in batches: however big the walk, no frame
+    holds it all (here the client takes frames of 64 KB; the trace's rows take ~4 times that)."""
+    from lineage_platform.graph import connect, disconnect
+    from lineage_platform.graph.connect import open_embedded
+    from lineage_platform.graph.embedded.server import BackgroundServer, ServerSettings
+
+    # (the module, not the package's connect() of the same name)
+    monkeypatch.setattr(
+        importlib.import_module("lineage_platform.graph.connect"), "_MAX_MESSAGE_BYTES", 64 * 1024
+    )
+    graph = open_embedded(None)
+    with BackgroundServer(graph, ServerSettings(port=0)) as server:
+        g = connect(server.url)
+        try:
+            LineageWriter(g).write(_chain(300))
+            lineage = trace(g, "db.t299", direction="up")
+        finally:
+            disconnect(g)
+    assert len(lineage.nodes) == 300 and max(n.depth for n in lineage.nodes.values()) == 299

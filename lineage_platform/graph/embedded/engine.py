@@ -37,6 +37,7 @@ from lineage_platform.graph.embedded import (  # noqa: F401  (importing register
     steps_string,
 )
 from lineage_platform.graph.embedded.cancel import Cancellation
+from lineage_platform.graph.embedded.compiler_pool import CompilerPool
 from lineage_platform.graph.embedded.detach import PLAIN_VALUES, detach
 from lineage_platform.graph.embedded.memgraph import MemGraph
 from lineage_platform.graph.embedded.pipeline import (
@@ -46,6 +47,7 @@ from lineage_platform.graph.embedded.pipeline import (
     path_mode,
     uses_steps,
 )
+from lineage_platform.graph.embedded.shapes import shape
 from lineage_platform.graph.embedded.strategy_views import VIEW_STRATEGIES, View, nested_bytecodes, view_of
 from lineage_platform.graph.embedded.strict import SchemaRules
 from lineage_platform.graph.embedded.transaction import GraphLock, Transaction
@@ -141,6 +143,7 @@ class EmbeddedGraph:
         self.path = Path(path) if path is not None else None
         self.graph = MemGraph(unique=unique, indexed=indexed, rules=rules)
         self._lock = GraphLock(lock_timeout)
+        self._compilers = CompilerPool(self.graph)
         self._log: Any = None
         self._closed = False
         if self.path is not None:
@@ -244,13 +247,27 @@ class EmbeddedGraph:
                 ) from None
 
     def _run_traversal(self, bytecode: Bytecode, cancellation: Cancellation) -> list[Traverser]:
-        mutating = uses_steps(bytecode, MUTATING_STEPS)
-        compiler = Compiler(
-            self.graph, track_paths=path_mode(bytecode), mutating=mutating, cancellation=cancellation
-        )
-        self._apply_source(bytecode, compiler, mutating)
+        key = shape(bytecode)
+        if key is None:  # writes or side effects (see shapes.py): compiled for this execution only
+            mutating = uses_steps(bytecode, MUTATING_STEPS)
+            compiler = Compiler(
+                self.graph, track_paths=path_mode(bytecode), mutating=mutating, cancellation=cancellation
+            )
+            return self._results(bytecode, compiler, None, cancellation)
+        settings, compiler = self._compilers.take(key, bytecode, cancellation)
+        try:
+            return self._results(bytecode, compiler, key[1], cancellation)
+        finally:
+            self._compilers.give_back(settings, compiler)
+
+    def _results(
+        self, bytecode: Bytecode, compiler: Compiler, steps_key: Any, cancellation: Cancellation
+    ) -> list[Traverser]:
+        """Compile the traversal (or take the pipeline its compiler kept for ``steps_key``) and run it: its
+        detached results."""
+        self._apply_source(bytecode, compiler, compiler.mutating)
         cancellation.check()
-        pipeline = compiler.compile(bytecode, anonymous=False)
+        pipeline = compiler.compile(bytecode, anonymous=False, key=steps_key)
         results: list[Traverser] = []
         append = results.append
         for t in pipeline.run((compiler.start(SEED),)):

@@ -7,7 +7,8 @@ another (lazy generators; barrier steps collect). Paths are only tracked when th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any
 
 from gremlin_python.process.traversal import Bytecode
@@ -15,6 +16,7 @@ from gremlin_python.process.traversal import Bytecode
 from lineage_platform.errors import TraversalError, UnsupportedStepError
 from lineage_platform.graph.embedded.cancel import Cancellation
 from lineage_platform.graph.embedded.memgraph import MemGraph
+from lineage_platform.graph.embedded.shapes import step_shape
 from lineage_platform.graph.embedded.step_calls import StepCall, as_bytecode, group_steps
 from lineage_platform.graph.embedded.strategies import (
     STRATEGIES,
@@ -201,6 +203,8 @@ def path_mode(bytecode: Bytecode) -> str | None:
 LAZY_STEPS = 200
 _CHECK_EVERY = 1024  # traversers a barrier collects between budget and cancellation checks
 _EXPAND_CHUNK = 1 << 20  # copies of one bulk traverser expanded between cancellation checks
+# pipelines a reusable compiler keeps (root and nested traversals), the least recently used dropped first
+KEPT_PIPELINES = 256
 
 
 class Pipeline:
@@ -257,19 +261,28 @@ class Compiler:
         mutating: bool,
         side_effects: dict[str, Any] | None = None,
         cancellation: Cancellation | None = None,
+        reusable: bool = False,
     ) -> None:
+        """``reusable``: the compiler serves one execution after another (see :meth:`reset`) and keeps the
+        pipelines it compiled, by shape, for the next ones (only for traversals without side effects or writes,
+        whose pipelines keep no state of an execution once it ends)."""
         self.graph = graph
-        cancellation = cancellation if cancellation is not None else Cancellation()
-        # steps whose work is unbounded or large call check() per incoming traverser or per loop iteration
-        self.check_cancelled = cancellation.check
-        # steps that build collections call check_size(size, where) against the execution's item budget
-        self.check_size = cancellation.check_size
-        self.max_items = cancellation.max_items
+        self._cancellation = cancellation if cancellation is not None else Cancellation()
         self.track_paths = track_paths is not None
         self.label_paths_only = track_paths == "labels"
         self._no_labels = LabelPath(None, None)  # shared by unlabelled traversers, so they can merge
         self.mutating = mutating
         self.side_effects: dict[str, Any] = side_effects if side_effects is not None else {}
+        self._compiled: dict[int, tuple[Any, Pipeline]] = {}
+        # pipelines kept across executions, by (anonymous, shape of the steps), least recently used first
+        self._by_shape: OrderedDict[Hashable, Pipeline] | None = OrderedDict() if reusable else None
+        # while a repeat() body is compiled: the state its steps keep across the loop's iterations (dedup()'s
+        # seen values), which repeat() clears when it starts; None elsewhere (other children start afresh)
+        self.loop_state: dict[int, Any] | None = None
+        self._settings()
+
+    def _settings(self) -> None:
+        """The settings the source instructions give (``engine._apply_source``), as they are without any."""
         # ProductiveByStrategy: a by() that produces nothing gives null instead of filtering the traverser out
         self.productive_by = False
         # withSideEffect(key, initial, Operator): how aggregate()/store() fold values into that side effect
@@ -279,16 +292,34 @@ class Compiler:
         self.sack_merge: Any = None
         # withBulk(false): traversers barrier() merges count once
         self.bulk = True
-        self._compiled: dict[int, tuple[Any, Pipeline]] = {}
         # traversers grouped so far by named group()/groupCount() side effects (steps naming the same key share it)
         self.group_members: dict[str, dict[Any, tuple[Any, list[Trav]]]] = {}
-        # while a repeat() body is compiled: the state its steps keep across the loop's iterations (dedup()'s
-        # seen values), which repeat() clears when it starts; None elsewhere (other children start afresh)
-        self.loop_state: dict[int, Any] | None = None
         # SubgraphStrategy/PartitionStrategy (strategy_views.View.rewrite): applied before the engine's strategies
         # to every traversal but the criteria they insert, whose bytecodes (nested ones too) are kept by id here
         self.views: list[Strategy] = []
         self.unviewed: dict[int, Bytecode] = {}
+
+    def reset(self, cancellation: Cancellation) -> None:
+        """Make a reusable compiler ready for its next execution, checked by ``cancellation``."""
+        self._cancellation = cancellation
+        self.side_effects = {}
+        self._compiled = {}
+        self._settings()
+
+    def check_cancelled(self) -> None:
+        """Raise TraversalInterrupted when the execution was cancelled or is past its deadline (steps whose work
+        is unbounded or large call it per incoming traverser or per loop iteration)."""
+        self._cancellation.check()
+
+    def check_size(self, size: int, where: str) -> None:
+        """Raise TraversalTooLarge when a collection ``where`` builds would hold more items than the execution's
+        budget (steps that build collections call it); also checks for cancellation."""
+        self._cancellation.check_size(size, where)
+
+    @property
+    def max_items(self) -> int | None:
+        """The most items one collection of the execution may hold (None: no budget)."""
+        return self._cancellation.max_items
 
     def collect(self, travs: Iterable[Trav], where: str) -> list[Trav]:
         """Materialise a stream of traversers (a barrier), checking cancellation and the item budget as it
@@ -320,27 +351,44 @@ class Compiler:
                 values.extend([t.obj] * min(_EXPAND_CHUNK, t.bulk - start))
         return values
 
-    def compile(self, bytecode: Bytecode | list[StepCall], *, anonymous: bool = True) -> Pipeline:
+    def compile(
+        self, bytecode: Bytecode | list[StepCall], *, anonymous: bool = True, key: Hashable | None = None
+    ) -> Pipeline:
         """Compile a traversal (``anonymous`` False for the root one, whose first step is its start).
 
-        Nested traversals are compiled once per execution however often a step evaluates them."""
+        Nested traversals are compiled once per execution however often a step evaluates them; a reusable
+        compiler also keeps them (and the root, whose step shape is ``key``) for later executions, apart from
+        their forms under SubgraphStrategy/PartitionStrategy views (a view's criterion, and all compiled for it,
+        sees the whole graph)."""
+        if self.views and isinstance(bytecode, Bytecode) and id(bytecode) in self.unviewed:
+            views, self.views = self.views, []
+            try:
+                return self.compile(bytecode, anonymous=anonymous, key=key)
+            finally:
+                self.views = views
         cached = self._compiled.get(id(bytecode))
         if cached is not None and cached[0] is bytecode:
             return cached[1]
+        kept = self._by_shape
+        if kept is not None and isinstance(bytecode, Bytecode):
+            if key is None:
+                key = step_shape(bytecode)
+            if key is not None:
+                key = (anonymous, bool(self.views), key)
+                pipeline = kept.get(key)
+                if pipeline is None:
+                    pipeline = kept[key] = self._compile(bytecode, anonymous)
+                    if len(kept) > KEPT_PIPELINES:
+                        kept.popitem(last=False)
+                else:
+                    kept.move_to_end(key)
+                self._compiled[id(bytecode)] = (bytecode, pipeline)
+                return pipeline
         pipeline = self._compile(bytecode, anonymous)
         self._compiled[id(bytecode)] = (bytecode, pipeline)
         return pipeline
 
     def _compile(self, bytecode: Bytecode | list[StepCall], anonymous: bool) -> Pipeline:
-        if self.views and isinstance(bytecode, Bytecode) and id(bytecode) in self.unviewed:
-            views, self.views = (
-                self.views,
-                [],
-            )  # a view's criterion, and all compiled for it, sees the whole graph
-            try:
-                return self._compile(bytecode, anonymous)
-            finally:
-                self.views = views
         calls = group_steps(bytecode.step_instructions) if isinstance(bytecode, Bytecode) else bytecode
         calls = apply_strategies(calls, self.strategy_context(anonymous), self._strategies_for(bytecode))
         if calls and anonymous:
