@@ -325,3 +325,33 @@ def test_lifecycle_state_change_gives_the_operation_when_nothing_else_does(
         event["inputs"] = []
     [(statement, _)] = decode(event)
     assert statement.operation == operation
+
+
+def test_input_fields_without_transformations_take_the_sql_edge_else_a_transformation() -> None:
+    def bare(field: str) -> dict[str, Any]:
+        return {
+            "namespace": "postgres://db:5432",
+            "name": "shop.public.orders",
+            "field": field,
+            "transformations": [],
+        }
+
+    event = sql_event(
+        "SELECT day, SUM(amount) AS total FROM orders GROUP BY day",
+        ["shop.public.orders"],
+        ["shop.public.daily"],
+    )
+    event["outputs"][0]["facets"] = {
+        "columnLineage": {
+            "fields": {"day": {"inputFields": [bare("day")]}, "total": {"inputFields": [bare("amount")]}}
+        }
+    }
+    [(statement, _)] = decode(event)
+    strong = {(e.source, e.target): e.transform for e in statement.column_edges}
+    assert strong == {
+        ("shop.public.orders.day", "shop.public.daily.day"): "IDENTITY",
+        ("shop.public.orders.amount", "shop.public.daily.total"): "AGGREGATION",
+    }
+    del event["job"]["facets"]["sql"]
+    [(statement, _)] = decode(event)
+    assert {e.transform for e in statement.column_edges} == {"TRANSFORMATION"}

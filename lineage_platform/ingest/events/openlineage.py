@@ -15,7 +15,9 @@ A job has ``namespace``/``name`` and ``inputs``/``outputs`` datasets (``namespac
   (inputs that affect every row: filters, joins, grouping). DIRECT is a strong edge, INDIRECT a weak one; the
   subtype is the edge's transform; a description ``key path K`` is its JSON/map key path. Facet 1-0 gave one
   ``transformationType`` per output field (IDENTITY, or another word: AGGREGATE/AGGREGATION is an aggregation, the
-  rest a transformation). A dataset the column lineage reads that ``inputs`` does not list is read all the same:
+  rest a transformation). An input field with neither says only that the value flows: a TRANSFORMATION, or,
+  when the ``sql`` facet parses, the SQL's own edge between the same columns (dbt sends ``transformations: []``).
+  A dataset the column lineage reads that ``inputs`` does not list is read all the same:
   it becomes an input of the statement (Spark's Iceberg and Delta commands name their sources only there);
 * output facet ``lifecycleStateChange`` (CREATE, OVERWRITE, DROP, TRUNCATE, RENAME) — the operation when neither
   SQL nor ``jobType`` tells it (:data:`LIFECYCLE_OPERATIONS`);
@@ -168,21 +170,22 @@ def _job_statement(
     inputs = tuple(_dataset(d, f"inputs[{n}]", datasets) for n, d in enumerate(event.get("inputs") or []))
     outputs = tuple(_dataset(d, f"outputs[{n}]", datasets) for n, d in enumerate(raw_outputs))
     listed = set(datasets)
+    unspecified: set[tuple[str, str]] = set()  # column pairs the facet gives without a transformation
     edges = [
         edge
         for n, output in enumerate(raw_outputs)
-        for edge in _column_edges(output, datasets, f"outputs[{n}]")
+        for edge in _column_edges(output, datasets, f"outputs[{n}]", unspecified)
     ]
-    inputs += tuple(
-        dataset for key, dataset in datasets.items() if key not in listed
-    )  # read by column lineage
+    read_by_column_lineage = tuple(dataset for key, dataset in datasets.items() if key not in listed)
+    inputs += read_by_column_lineage
     process = job_facets.get(PROCESS_FACET) or {}
     query = (job_facets.get("sql") or {}).get("query")
     parsed = _parsed_sql(query, job_facets, catalog) if isinstance(query, str) and not process else None
     if parsed is not None:
         parsed = _named_as_event(parsed, inputs + outputs)
         inputs, outputs = inputs or parsed.inputs, outputs or parsed.outputs
-        edges = edges or _sql_edges(parsed, inputs, outputs)
+        sql_edges = _sql_edges(parsed, inputs, outputs)
+        edges = _refined(edges, unspecified, sql_edges) if edges else sql_edges
     operation = process.get("operation") or _operation(parsed, inputs, outputs, job_facets, raw_outputs)
     if operation not in _OPERATIONS:
         raise IngestError(
@@ -275,6 +278,15 @@ def event_name(sql_name: str, known: set[str]) -> str:
     return candidates.pop() if len(candidates) == 1 else sql_name
 
 
+def _refined(
+    edges: list[ColumnEdge], unspecified: set[tuple[str, str]], sql_edges: list[ColumnEdge]
+) -> list[ColumnEdge]:
+    """The event's column edges, those it gave without a transformation replaced by the SQL's strong edge between
+    the same columns (how the value flows: identity, transformation, aggregation ...)."""
+    by_pair = {(e.source, e.target): e for e in sql_edges if e.strength == "strong"}
+    return [by_pair.get((e.source, e.target), e) if (e.source, e.target) in unspecified else e for e in edges]
+
+
 def _sql_edges(
     parsed: StatementLineage, inputs: tuple[Dataset, ...], outputs: tuple[Dataset, ...]
 ) -> list[ColumnEdge]:
@@ -360,8 +372,13 @@ def _dataset(item: Any, where: str, datasets: dict[tuple[str, str], Dataset]) ->
 
 
 def _column_edges(
-    output: dict[str, Any], datasets: dict[tuple[str, str], Dataset], where: str
+    output: dict[str, Any],
+    datasets: dict[tuple[str, str], Dataset],
+    where: str,
+    unspecified: set[tuple[str, str]],
 ) -> list[ColumnEdge]:
+    """The edges of an output's ``columnLineage`` facet; adds to ``unspecified`` the pairs it gives no
+    transformation for."""
     facet = (output.get("facets") or {}).get("columnLineage")
     if not facet:
         return []
@@ -370,14 +387,19 @@ def _column_edges(
     for column, spec in (facet.get("fields") or {}).items():
         for n, input_field in enumerate((spec or {}).get("inputFields") or []):
             at = f"{where}.columnLineage.fields.{column}.inputFields[{n}]"
-            edges += _edges(input_field, f"{target}.{column.lower()}", spec, datasets, at)
+            edges += _edges(input_field, f"{target}.{column.lower()}", spec, datasets, at, unspecified)
     for n, input_field in enumerate(facet.get("dataset") or []):
-        edges += _edges(input_field, target, {}, datasets, f"{where}.columnLineage.dataset[{n}]")
+        edges += _edges(input_field, target, {}, datasets, f"{where}.columnLineage.dataset[{n}]", unspecified)
     return edges
 
 
 def _edges(
-    input_field: Any, target: str, spec: dict[str, Any], datasets: dict[tuple[str, str], Dataset], where: str
+    input_field: Any,
+    target: str,
+    spec: dict[str, Any],
+    datasets: dict[tuple[str, str], Dataset],
+    where: str,
+    unspecified: set[tuple[str, str]],
 ) -> list[ColumnEdge]:
     namespace, name = field(input_field, "namespace", str, where), field(input_field, "name", str, where)
     dataset = datasets.get((namespace, name)) or _dataset(
@@ -385,12 +407,15 @@ def _edges(
     )
     source = f"{dataset.name}.{field(input_field, 'field', str, where).lower()}"
     transformations = input_field.get("transformations") or [_legacy_transformation(spec)]
+    if not input_field.get("transformations") and not spec.get("transformationType"):
+        unspecified.add((source, target))
     return [_edge(source, target, t, f"{where}.transformations") for t in transformations]
 
 
 def _legacy_transformation(spec: dict[str, Any]) -> dict[str, Any]:
-    """Column lineage facet 1-0 kept one ``transformationType`` per output field (:data:`LEGACY_TRANSFORMS`)."""
-    kind = str(spec.get("transformationType", "IDENTITY")).upper()
+    """Column lineage facet 1-0 kept one ``transformationType`` per output field (:data:`LEGACY_TRANSFORMS`); a
+    field with neither that nor ``transformations`` says only that the value flows: a TRANSFORMATION."""
+    kind = str(spec.get("transformationType") or "").upper()
     return {"type": "DIRECT", "subtype": LEGACY_TRANSFORMS.get(kind, "TRANSFORMATION")}
 
 
