@@ -296,11 +296,20 @@ def test_an_event_time_that_is_no_time_rejects_the_event() -> None:
         decode(event)
 
 
-def test_a_dataset_named_by_a_file_url_is_a_path() -> None:
+@pytest.mark.parametrize(
+    ("namespace", "name", "path"),
+    [
+        ("file.host-7", "file://host-7/exports/out.csv", "file://host-7/exports/out.csv"),
+        ("dbfs", "/mnt/Raw/events", "/mnt/Raw/events"),
+    ],
+)
+def test_a_dataset_named_by_a_file_url_or_an_absolute_path_is_a_path(
+    namespace: str, name: str, path: str
+) -> None:
     event = spark_event()
-    event["outputs"][0].update(namespace="file.host-7", name="file://host-7/exports/out.csv")
+    event["outputs"][0].update(namespace=namespace, name=name)
     [(statement, _)] = decode(event)
-    assert [(d.name, d.kind) for d in statement.outputs] == [("file://host-7/exports/out.csv", "path")]
+    assert [(d.name, d.kind) for d in statement.outputs] == [(path, "path")]
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,8 @@ A dataset whose ``symlinks`` facet names a ``TABLE`` identifier (``identifiers[]
 ``type``; Spark names a Hive table by its storage path and gives the table there) is that table, named as the SQL
 logs name it (``dws.orders_daily``). Other datasets in a file-system namespace (``hdfs://nn:8020`` +
 ``/warehouse/t``) are paths named by the joined URL, as are names that are file-system URLs themselves
-(``file://host/in.txt``); the rest are tables named by ``name``; a ``temp`` dataset named ``$result:<key>`` (a plain SELECT's result, as
+(``file://host/in.txt``) or absolute paths (``/mnt/raw/events`` in any other namespace); the rest are tables named
+by ``name``; a ``temp`` dataset named ``$result:<key>`` (a plain SELECT's result, as
 the export names it) is the statement's ``$result``, so the writer keys it again from the statement. Column lineage from a dataset the
 event neither reads nor writes rejects the event.
 
@@ -125,8 +126,8 @@ def dataset_name(namespace: str, name: str) -> tuple[str, bool]:
     (('s3://bucket/logs/day=1', True), ('/tmp/out', True))
     >>> dataset_name("hive://metastore:9083", "DWD.Users")
     ('dwd.users', False)
-    >>> dataset_name("file.localhost", "file://localhost/in.txt")
-    ('file://localhost/in.txt', True)
+    >>> dataset_name("file.localhost", "file://localhost/in.txt"), dataset_name("dbfs", "/mnt/raw/events")
+    (('file://localhost/in.txt', True), ('/mnt/raw/events', True))
     """
     if name.partition("://")[0].lower() in FILE_SYSTEM_SCHEMES and "://" in name:
         return name, True
@@ -134,6 +135,8 @@ def dataset_name(namespace: str, name: str) -> tuple[str, bool]:
         return "/" + name.lstrip("/"), True
     if namespace.partition("://")[0].lower() in FILE_SYSTEM_SCHEMES:
         return namespace.rstrip("/") + "/" + name.lstrip("/"), True
+    if name.startswith("/"):  # no table name starts with a slash: a path in a namespace of no known scheme
+        return name, True
     return name.lower(), False
 
 
