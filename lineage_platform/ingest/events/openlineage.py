@@ -36,8 +36,7 @@ logs name it (``dws.orders_daily``). Other datasets in a file-system namespace (
 ``/warehouse/t``) are paths named by the joined URL, as are names that are file-system URLs themselves
 (``file://host/in.txt``) or absolute paths (``/mnt/raw/events`` in any other namespace); the rest are tables named
 by ``name``; a ``temp`` dataset named ``$result:<key>`` (a plain SELECT's result, as
-the export names it) is the statement's ``$result``, so the writer keys it again from the statement. Column lineage from a dataset the
-event neither reads nor writes rejects the event.
+the export names it) is the statement's ``$result``, so the writer keys it again from the statement.
 
 Runs: every START, RUNNING, COMPLETE, FAIL and ABORT event updates the one run of its ``run.runId`` (state
 RUNNING, SUCCEEDED, FAILED or ABORTED; start = the START's ``eventTime`` or ``nominalTime.nominalStartTime``,
@@ -179,8 +178,9 @@ def _job_statement(
         for n, output in enumerate(raw_outputs)
         for edge in _column_edges(output, datasets, f"outputs[{n}]", unspecified)
     ]
-    read_by_column_lineage = tuple(dataset for key, dataset in datasets.items() if key not in listed)
-    inputs += read_by_column_lineage
+    inputs += tuple(
+        dataset for key, dataset in datasets.items() if key not in listed
+    )  # read by column lineage
     process = job_facets.get(PROCESS_FACET) or {}
     query = (job_facets.get("sql") or {}).get("query")
     parsed = _parsed_sql(query, job_facets, catalog) if isinstance(query, str) and not process else None
@@ -235,17 +235,17 @@ def _named_as_event(parsed: StatementLineage, datasets: tuple[Dataset, ...]) -> 
     event gave the SQL's other unqualified tables, when that is one prefix: the session's current schema."""
     known = {d.name for d in datasets}
     names = {d.name: event_name(d.name, known) for d in parsed.inputs + parsed.outputs}
-    default = SQL_DEFAULT_DB + "."
+    unqualified = {sql_name: sql_name.removeprefix(SQL_DEFAULT_DB + ".") for sql_name in names}
     prefixes = {
-        name[: len(name) - len(sql_name) + len(default)]
-        for sql_name, name in names.items()
-        if sql_name.startswith(default) and name != sql_name and name.endswith("." + sql_name[len(default) :])
+        names[sql_name].removesuffix(tail)
+        for sql_name, tail in unqualified.items()
+        if tail != sql_name and names[sql_name] != sql_name and names[sql_name].endswith("." + tail)
     }
     if len(prefixes) == 1:
         [prefix] = prefixes
-        for sql_name, name in names.items():
-            if name == sql_name and sql_name.startswith(default) and sql_name not in known:
-                names[sql_name] = prefix + sql_name[len(default) :]
+        for sql_name, tail in unqualified.items():
+            if tail != sql_name and names[sql_name] == sql_name and sql_name not in known:
+                names[sql_name] = prefix + tail
 
     def renamed(column_or_table: str) -> str:
         if column_or_table in names:
@@ -456,14 +456,10 @@ def _run(event: dict[str, Any], event_type: str, job: dict[str, Any], source: st
         return RunInfo(**{"source": source, **provenance})
     nominal = facets.get("nominalTime") or {}
     event_time = _time(field(event, "eventTime", str, "event"), "event.eventTime")
-    nominal_start = nominal.get("nominalStartTime")
+    start_time = event_time if event_type == "START" else nominal.get("nominalStartTime")
     return RunInfo(
         status=EVENT_STATUS[event_type],
-        start_time=event_time
-        if event_type == "START"
-        else _time(nominal_start, "run.facets.nominalTime.nominalStartTime")
-        if nominal_start
-        else None,
+        start_time=_time(start_time, "run.facets.nominalTime.nominalStartTime") if start_time else None,
         end_time=event_time if EVENT_STATUS[event_type] != RUNNING else None,
         engine=(facets.get("processing_engine") or {}).get("name"),
         job=f"{job.get('namespace')}/{job.get('name')}",
