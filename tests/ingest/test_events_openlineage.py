@@ -364,3 +364,15 @@ def test_input_fields_without_transformations_take_the_sql_edge_else_a_transform
     del event["job"]["facets"]["sql"]
     [(statement, _)] = decode(event)
     assert {e.transform for e in statement.column_edges} == {"TRANSFORMATION"}
+
+
+def test_sql_with_a_column_the_parser_cannot_place_still_gives_its_other_lineage() -> None:
+    query = (
+        "INSERT INTO daily SELECT o.day, u.country FROM orders o JOIN users u ON o.uid = u.id WHERE flag = 1"
+    )
+    event = sql_event(query, ["shop.public.orders", "shop.public.users"], ["shop.public.daily"])
+    [(statement, _)] = decode(event)  # `flag` belongs to orders or users: no schema says which
+    assert statement.operation == "INSERT"
+    assert ("shop.public.users.country", "shop.public.daily.country") in {
+        (e.source, e.target) for e in statement.column_edges
+    }

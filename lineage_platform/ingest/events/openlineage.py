@@ -210,8 +210,9 @@ def _job_statement(
 def _parsed_sql(
     query: str, job_facets: dict[str, Any], catalog: CatalogIndex | None
 ) -> StatementLineage | None:
-    """The lineage of the job's SQL (its last statement that reads or writes data), or None if it does not parse:
-    the event's own lineage stands without it."""
+    """The lineage of the job's SQL (its last statement that reads or writes data), or None if it does not parse
+    (the event's own lineage stands without it). A statement with columns the parser could not place (no schema)
+    is used: its other lineage holds."""
     from lineage_platform.sql import extract_lineage
 
     integration = str((job_facets.get("jobType") or {}).get("integration") or "").lower()
@@ -225,7 +226,9 @@ def _parsed_sql(
         )
     except LineageError:
         return None
-    usable = [s for s in statements if not s.errors and (s.inputs or s.outputs)]
+    usable = [  # a column it could not place (no schema) leaves the rest of the statement's lineage sound
+        s for s in statements if all(i.kind == "unresolved" for i in s.errors) and (s.inputs or s.outputs)
+    ]
     return usable[-1] if usable else None
 
 
