@@ -49,10 +49,8 @@ def names(g: object, label: str) -> set[str]:
 
 def test_all_formats_are_applied_and_poison_goes_to_the_dead_letter_topic(kafka_broker: str) -> None:
     topic, dead_letters = new_topic(kafka_broker, "hooks"), new_topic(kafka_broker, "dead")
-    unknown_table = spark_event()
-    unknown_table["outputs"][0]["facets"]["columnLineage"]["fields"]["region"]["inputFields"][0]["name"] = (
-        "x.y"
-    )
+    sideways = spark_event()
+    sideways["outputs"][0]["facets"]["columnLineage"]["dataset"][0]["transformations"][0]["type"] = "SIDEWAYS"
     first, second, third = split(envelope(ctas_notification()), 3, compress=True)
     good = [
         json.dumps(query_event("INSERT INTO dwd.t SELECT a, b FROM ods.s", user="alice")).encode(),
@@ -65,7 +63,7 @@ def test_all_formats_are_applied_and_poison_goes_to_the_dead_letter_topic(kafka_
         b"\x13\x37 not json at all": "not valid JSON",
         b'{"format": "lineage-platform", "version": 1, "kind": "query", "sql": "INSERT INTO': "not valid JSON",
         b'{"eventKind": "SOMETHING"}': "unknown event type",
-        json.dumps(unknown_table).encode(): "neither an input nor an output",
+        json.dumps(sideways).encode(): "transformation type 'SIDEWAYS'",
         json.dumps(query_event("INSERT INTO t SELEC FROM")).encode(): "SQL does not parse",
     }
     produce(kafka_broker, topic, good[:2] + list(poison) + good[2:])

@@ -134,3 +134,44 @@ def test_sql_facet_gives_column_lineage_when_the_event_has_none() -> None:
     assert "dwd.orders.amount" in {node.qualified_name for node in ltv.nodes.values()}
     report = trace(g, "ads.region_report.region", level="column")
     assert "dwd.orders_region.region" in {node.qualified_name for node in report.nodes.values()}
+
+
+def test_static_job_and_dataset_events_are_written_without_runs() -> None:
+    [start, _] = events("spark_hive_insert")
+    job_event = {key: value for key, value in start.items() if key not in ("run", "eventType")}
+    dataset_event = {
+        "eventTime": "2026-02-01T08:00:00Z",
+        "producer": "https://example.com/catalog-sync",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
+        "dataset": {
+            "namespace": "hive://metastore:9083",
+            "name": "ods.clicks",
+            "facets": {"schema": {"fields": [{"name": "uid"}, {"name": "url"}]}},
+        },
+    }
+    g = connect("memory:")
+    collect(g, [job_event, dataset_event])
+    assert g.V().has_label("run").count().next() == 0
+    assert g.V().has_label("process").count().next() == 1  # the job's, none for the dataset event
+    assert "dws.orders_daily" in names(g, "table")
+    clicks = g.V().has("table", "qualifiedName", "ods.clicks").out("hasColumn").values("name").to_list()
+    assert sorted(clicks) == ["uid", "url"]
+
+
+def test_a_source_only_the_column_lineage_names_is_traced_upstream() -> None:
+    [_, complete] = events("spark_hive_insert")
+    output = next(o for o in complete["outputs"] if o["facets"].get("columnLineage"))
+    column, spec = next(iter(output["facets"]["columnLineage"]["fields"].items()))
+    spec["inputFields"].append(
+        {
+            "namespace": "hive://metastore:9083",
+            "name": "ods.late_fixes",
+            "field": "patched",
+            "transformations": [],
+        }
+    )
+    g = connect("memory:")
+    collect(g, [complete])
+    target = output["facets"]["symlinks"]["identifiers"][0]["name"].lower()
+    upstream = trace(g, f"{target}.{column}", level="column")
+    assert "ods.late_fixes.patched" in {node.qualified_name for node in upstream.nodes.values()}

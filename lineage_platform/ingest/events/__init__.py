@@ -5,7 +5,7 @@ apart: :class:`EventDecoder`.
 | --- | --- | --- |
 | the platform's own event (SQL text + run provenance, or pre-parsed lineage) | ``native.py`` | ``"format": "lineage-platform"`` |
 | Apache Atlas HookNotification (``ATLAS_HOOK`` topic, Hive hook) | ``atlas.py`` | ``msgCompressionKind`` / ``message.type`` |
-| OpenLineage RunEvent | ``openlineage.py`` | ``eventType`` + ``run`` + ``job`` |
+| OpenLineage RunEvent, JobEvent, DatasetEvent | ``openlineage.py`` | ``job`` (with ``run``: a RunEvent), or ``dataset`` + ``eventTime`` |
 
 Every decoder turns one event into :data:`LineageItems` — ``(StatementLineage, RunInfo | None)`` pairs, the
 shape ``LineageWriter.write_runs`` takes — or raises :class:`~lineage_platform.errors.IngestError` whose message
@@ -91,11 +91,11 @@ class EventDecoder:
             if notification is None:
                 return Decoded("atlas", [], pending=True)
             return Decoded("atlas", atlas.lineage_items(notification, source))
-        if openlineage.is_run_event(event):
+        if openlineage.is_openlineage(event):
             return Decoded("openlineage", openlineage.lineage_items(event, source, self.catalog))
         raise IngestError(
             f"unknown event type (keys: {', '.join(sorted(event)[:8]) or 'none'})",
-            hint="send a lineage-platform event, an Atlas HookNotification or an OpenLineage RunEvent",
+            hint="send a lineage-platform event, an Atlas HookNotification or an OpenLineage event",
         )
 
 
