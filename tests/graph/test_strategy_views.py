@@ -153,3 +153,15 @@ def test_gremlinpython_configurations_become_views() -> None:
     )
     assert partition.partition == ("t", "a", frozenset({"a"})) and not partition.cross_edges
     assert isinstance(partition, View) and partition.vertex_properties is None
+
+
+def test_views_and_plain_traversals_of_one_shape_do_not_share_compiled_pipelines(g) -> None:
+    LineageWriter(g).write([PROFILE])
+    hidden = g.with_strategies(SubgraphStrategy(vertices=__.has(NAME, P.neq("dws.profile.name"))))
+    reached = [
+        len(source.V().has(NAME, "ods.users.name").where(__.out("flowsTo")).to_list())
+        for source in (g, hidden, g, hidden, g)
+    ]
+    assert reached == [1, 0, 1, 0, 1]
+    criterion_shaped = __.has(NAME, P.neq("dws.profile.name"))  # the view's criterion, as a user's own filter
+    assert hidden.V().has_label("column").filter_(criterion_shaped).count().next() == 6
