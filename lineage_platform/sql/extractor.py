@@ -24,6 +24,7 @@ from lineage_platform.sql.build_scopes import build_scopes
 from lineage_platform.sql.classify_statement import classify_statement
 from lineage_platform.sql.collect_datasets import collect_datasets
 from lineage_platform.sql.eliminate_unused_ctes import eliminate_unused_ctes
+from lineage_platform.sql.expand_regex_columns import expand_regex_columns
 from lineage_platform.sql.expand_views import expand_views
 from lineage_platform.sql.extract_predicates import extract_predicates
 from lineage_platform.sql.mark_recursive_ctes import mark_recursive_ctes
@@ -53,6 +54,7 @@ PASSES: tuple[Pass, ...] = (
     expand_views,
     eliminate_unused_ctes,
     resolve_join_using,
+    expand_regex_columns,
     name_outputs,
     qualify_statement,
     simplify_statement,

@@ -606,3 +606,26 @@ def test_a_tsql_temp_table_read_with_a_schema_prefix_is_the_same_temp_table() ->
     _into, merge = extract_lineage(script, dialect="tsql")
     assert "default.staged" in [d.name for d in merge.inputs]
     assert ("default.staged.name", "dbo.people.name") in _strong(merge)
+
+
+def test_regex_column_reads_every_column_but_the_excluded_partition() -> None:
+    script = """
+    SET hive.support.quoted.identifiers=none;
+    CREATE TABLE stage.visits (vid BIGINT, page STRING, ymd STRING);
+    CREATE TABLE base.visits (vid BIGINT, page_name STRING) PARTITIONED BY (ymd STRING);
+    INSERT OVERWRITE TABLE base.visits PARTITION (ymd = '${run_day}')
+    SELECT `(ymd)?+.+` FROM stage.visits WHERE ymd = '${run_day}';
+    """
+    record = extract_lineage(script)[-1]
+    assert _strong(record) == {
+        ("stage.visits.vid", "base.visits.vid"),
+        ("stage.visits.page", "base.visits.page_name"),
+    }
+    assert _weak(record) == {("stage.visits.ymd", "base.visits")}
+
+
+def test_regex_column_over_an_unknown_table_is_reported_not_taken_for_a_column() -> None:
+    record = extract_lineage("INSERT OVERWRITE TABLE b.t SELECT `(dt)?+.+` FROM a.s WHERE dt = '1'")[0]
+    assert [d.name for d in record.inputs] == ["a.s"]
+    assert not _strong(record)
+    assert any("'*' could not be expanded" in issue.message for issue in record.errors)

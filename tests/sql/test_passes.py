@@ -34,6 +34,7 @@ RENDERERS = {
     "eliminate_unused_ctes": _queries,
     "name_outputs": _queries,
     "resolve_join_using": _queries,
+    "expand_regex_columns": _queries,
     "qualify_statement": _queries,
     "simplify_statement": _queries,
     "prune_projections": _queries,
