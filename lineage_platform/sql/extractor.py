@@ -161,7 +161,10 @@ def _lineage_of(
     passes: tuple[Pass, ...],
     options: dict[str, Any],
 ) -> tuple[StatementLineage, SessionEffect]:
-    text, unknown_names = quote_variable_names(substitute_variables(statement.text, session.variables))
+    shell = session.dialect in script.SHELL_DIALECTS
+    text, unknown_names = quote_variable_names(
+        substitute_variables(statement.text, session.variables, shell=shell), shell=shell
+    )
     key = (normalize_text(text), session.dialect, session.fingerprint, passes, _options_key(options))
     with _cache_lock:
         cached = _cache.get(key)

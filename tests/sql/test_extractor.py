@@ -629,3 +629,27 @@ def test_regex_column_over_an_unknown_table_is_reported_not_taken_for_a_column()
     assert [d.name for d in record.inputs] == ["a.s"]
     assert not _strong(record)
     assert any("'*' could not be expanded" in issue.message for issue in record.errors)
+
+
+def test_shell_variable_database_is_kept_and_reported_not_replaced_by_the_default() -> None:
+    script = (
+        "INSERT OVERWRITE TABLE $WH.dwd_clicks SELECT uid FROM $WH.ods_clicks c JOIN $users u ON c.uid = u.id"
+    )
+    record = extract_lineage(script, default_db="other")[0]
+    assert [d.name for d in record.inputs] == ["$wh.ods_clicks", "other.$users"]
+    assert [d.name for d in record.outputs] == ["$wh.dwd_clicks"]
+    assert any("$WH" in issue.message and "--var" in issue.message for issue in record.errors)
+
+
+def test_shell_variable_takes_a_value_given_for_it() -> None:
+    script = "INSERT OVERWRITE TABLE $WH.dwd_clicks SELECT uid FROM $WH.ods_clicks WHERE dt = '$day'"
+    record = extract_lineage(script, variables={"WH": "mall", "day": "2024-03-01"})[0]
+    assert _strong(record) == {("mall.ods_clicks.uid", "mall.dwd_clicks.uid")}
+    assert not record.errors
+    assert [(p.column, p.value) for p in record.predicates] == [("dt", "2024-03-01")]
+
+
+def test_dollar_names_outside_shell_dialects_are_left_to_the_dialect() -> None:
+    record = extract_lineage("SELECT $1 AS a FROM t", dialect="postgres", default_db="db")[0]
+    assert [d.name for d in record.inputs] == ["db.t"]
+    assert not record.errors
