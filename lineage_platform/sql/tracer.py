@@ -512,6 +512,9 @@ class Tracer:
             if len(candidates) > 1:  # a source naming the column beats tables of unknown schema
                 declared = [a for a in candidates if self._declares(sources[a], name)]
                 candidates = declared if len(declared) == 1 else candidates
+            if len(candidates) > 1:  # so does the one the query reads it from by name (`a.x` elsewhere)
+                qualified = [a for a in candidates if a in _qualifiers_of(current, name)]
+                candidates = qualified if len(qualified) == 1 else candidates
             if len(candidates) == 1:
                 return self._resolve(current, exp.column(name, table=candidates[0]))
             if candidates or not (current.is_subquery or current.is_udtf):
@@ -734,3 +737,9 @@ def _inline_fields(function: exp.Expr, position: int) -> list[exp.Expr] | None:
         if position < len(values):
             fields.append(values[position])
     return fields
+
+
+def _qualifiers_of(scope: Scope, name: str) -> set[str]:
+    """The aliases ``scope``'s own clauses qualify ``name`` with: where a valid query writes both ``a.x`` and a bare
+    ``x``, only ``a`` has ``x`` (else the bare ``x`` would be ambiguous)."""
+    return {column.table for column in scope.columns if column.table and column.name.lower() == name}
