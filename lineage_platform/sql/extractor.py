@@ -42,6 +42,7 @@ from lineage_platform.sql.script import (
     split_statements,
     substitute_variables,
 )
+from lineage_platform.sql.separate_lateral_aliases import separate_lateral_aliases
 from lineage_platform.sql.session import Catalog, Session, SessionEffect
 from lineage_platform.sql.simplify_statement import simplify_statement
 from lineage_platform.sql.trace_columns import trace_columns
@@ -53,6 +54,7 @@ PASSES: tuple[Pass, ...] = (
     mark_recursive_ctes,
     expand_views,
     eliminate_unused_ctes,
+    separate_lateral_aliases,
     resolve_join_using,
     expand_regex_columns,
     name_outputs,

@@ -700,6 +700,11 @@ def leftmost_select(expression: exp.Expr) -> exp.Expr:
     return expression
 
 
+def own_columns(select: exp.Select) -> list[exp.Column]:
+    """Columns of ``select`` itself, not of the subqueries nested in it."""
+    return [c for c in select.find_all(exp.Column) if c.find_ancestor(exp.Select) is select]
+
+
 def _json_path(path: exp.Expr) -> str:
     if isinstance(path, exp.Literal):
         return _as_key_path(path.name)

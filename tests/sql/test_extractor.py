@@ -653,3 +653,19 @@ def test_dollar_names_outside_shell_dialects_are_left_to_the_dialect() -> None:
     record = extract_lineage("SELECT $1 AS a FROM t", dialect="postgres", default_db="db")[0]
     assert [d.name for d in record.inputs] == ["db.t"]
     assert not record.errors
+
+
+def test_ctas_over_a_lateral_view_sharing_its_table_alias_keeps_its_output_and_column_lineage() -> None:
+    script = (
+        "CREATE TABLE rpt.tag_users AS SELECT tag, count(uid) AS users "
+        "FROM ods.profiles LATERAL VIEW explode(tags) profiles AS tag GROUP BY tag"
+    )
+    record = extract_lineage(script)[0]
+    assert record.operation == "CREATE_AS_SELECT"
+    assert [d.name for d in record.outputs] == ["rpt.tag_users"]
+    assert _strong(record) == {
+        ("ods.profiles.tags", "rpt.tag_users.tag"),
+        ("ods.profiles.uid", "rpt.tag_users.users"),
+    }
+    assert _weak(record) == {("ods.profiles.tags", "rpt.tag_users")}
+    assert not record.errors

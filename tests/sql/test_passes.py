@@ -33,6 +33,7 @@ RENDERERS = {
     "expand_views": _queries,
     "eliminate_unused_ctes": _queries,
     "name_outputs": _queries,
+    "separate_lateral_aliases": _queries,
     "resolve_join_using": _queries,
     "expand_regex_columns": _queries,
     "qualify_statement": _queries,
