@@ -353,6 +353,12 @@ class Tracer:
             conditions = [node.this] + [branch.this for branch in node.args.get("ifs") or []]
             values = [branch.args.get("true") for branch in node.args.get("ifs") or []]
             return self._conditional(scope, conditions, [*values, node.args.get("default")], usage)
+        if isinstance(
+            node, exp.DecodeCase
+        ):  # decode(x, search1, result1, …[, default]): x and searches decide
+            subject, *rest = node.expressions
+            searches, results = rest[0:-1:2], rest[1::2] + rest[len(rest) - len(rest) % 2 :]
+            return self._conditional(scope, [subject, *searches], results, usage)
         if isinstance(node, _JSON_EXTRACTS) and isinstance(node.expression, (exp.JSONPath, exp.Literal)):
             return self.flows(scope, node.this, usage.keyed(_json_path(node.expression)))
         if isinstance(node, exp.Bracket):
