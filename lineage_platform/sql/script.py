@@ -19,6 +19,8 @@ _SHELL_VARIABLE = re.compile(r"(?<![\w$])\$([A-Za-z_]\w*)")
 _NAME_WITH_SHELL_VARIABLE = re.compile(
     r"(?:\w|\$\{[^}\s]*\}|\$[A-Za-z_]\w*)*(?:\$\{[^}\s]*\}|(?<![\w$])\$[A-Za-z_]\w*)(?:\w|\$\{[^}\s]*\})*"
 )
+_SHELL_QUOTED_NAME = re.compile(r'"(\$\{?[A-Za-z_]\w*\}?)"(?=\.)|(\$\{?[A-Za-z_]\w*\}?)""(?=\.)')
+"""A shell variable quoted by the job script around a name part (``"$APP".t``, ``$APP"".t``): the shell drops the quotes."""
 SHELL_DIALECTS = frozenset({"hive", "spark", "spark2", "databricks"})
 """Dialects whose scripts are commonly embedded in shell jobs, so ``$name`` is a variable rather than a name."""
 _BEFORE_TABLE_NAME = re.compile(r"\b(?:FROM|JOIN|TABLE|INTO|UPDATE|VIEW|EXISTS|USE|USING)\s+$", re.I)
@@ -190,12 +192,14 @@ def strip_comments(text: str) -> str:
 
 def substitute_variables(text: str, variables: Mapping[str, str], *, shell: bool = False) -> str:
     """Replace ``${x}``, ``${hivevar:x}``, ``${hiveconf:x}`` (with ``shell``, also ``$x``) by known values; unknown
-    ones stay as written.
+    ones stay as written. With ``shell``, the quotes a job script puts around a variable in a name are dropped.
 
     >>> substitute_variables("dt = '${hivevar:d}' AND h = ${h}", {"d": "2024-01-01"})
     "dt = '2024-01-01' AND h = ${h}"
     >>> substitute_variables("FROM $APP.log WHERE dt = '$day'", {"APP": "gmall"}, shell=True)
     "FROM gmall.log WHERE dt = '$day'"
+    >>> substitute_variables('INTO TABLE "$APP".a, $APP"".b', {}, shell=True)  # quotes the job's shell removes
+    'INTO TABLE $APP.a, $APP.b'
     """
     if "${" in text:
 
@@ -207,6 +211,7 @@ def substitute_variables(text: str, variables: Mapping[str, str], *, shell: bool
 
         text = _VARIABLE.sub(replace, text)
     if shell and "$" in text:
+        text = _SHELL_QUOTED_NAME.sub(lambda match: match.group(1) or match.group(2), text)
         text = _SHELL_VARIABLE.sub(lambda match: variables.get(match.group(1), match.group(0)), text)
     return text
 

@@ -669,3 +669,14 @@ def test_ctas_over_a_lateral_view_sharing_its_table_alias_keeps_its_output_and_c
     }
     assert _weak(record) == {("ods.profiles.tags", "rpt.tag_users")}
     assert not record.errors
+
+
+def test_shell_quotes_around_a_variable_in_a_table_name_are_dropped_as_the_shell_does() -> None:
+    script = (
+        'LOAD DATA INPATH \'/origin/$APP/orders/"$day"\' OVERWRITE INTO TABLE "$APP".ods_orders;\n'
+        'INSERT OVERWRITE TABLE $APP"".dwd_orders SELECT id FROM "$APP".ods_orders'
+    )
+    load, insert = extract_lineage(script, variables={"APP": "mall"})
+    assert [d.name for d in load.inputs] == ['/origin/mall/orders/"$day"']
+    assert [d.name for d in load.outputs] == ["mall.ods_orders"]
+    assert _strong(insert) == {("mall.ods_orders.id", "mall.dwd_orders.id")}
