@@ -22,15 +22,15 @@ def expand_regex_columns(analysis: StatementAnalysis) -> StatementAnalysis:
     (``spark.sql.parser.quotedRegexColumnNames``) read such a name as a Java regex matched, case-insensitively,
     against the whole name of every column of the qualifier's source (or of every source), partition columns
     included. Only names holding a regex character are taken as patterns, so a plain `` `col` `` stays a
-    column. When a source's columns are unknown the pattern becomes ``*`` / ``t.*``, which later passes
-    expand from DDL seen in the script or report as unresolved.
+    column. Runs after qualification, so a subquery's ``*`` is already written out when a pattern reads it. When a
+    source's columns are unknown the pattern becomes ``*`` / ``t.*``, reported as unresolved later.
 
-    >>> from lineage_platform.sql.extractor import new_analysis
-    >>> from lineage_platform.sql.classify_statement import classify_statement
-    >>> a = classify_statement(new_analysis("SELECT `(dt|hr)?+.+` FROM t", schema={"db": {"t": {
-    ...     "id": "int", "v": "string", "dt": "string", "hr": "string"}}}, default_db="db"))
+    >>> from lineage_platform.sql.extractor import new_analysis, run_passes
+    >>> from lineage_platform.sql.qualify_statement import qualify_statement
+    >>> a = run_passes(new_analysis("SELECT `(dt|hr)?+.+` FROM t", schema={"db": {"t": {
+    ...     "id": "int", "v": "string", "dt": "string", "hr": "string"}}}, default_db="db"), until=qualify_statement)
     >>> expand_regex_columns(a).units[0].query.sql("hive")
-    'SELECT id, v FROM t'
+    'SELECT t.id AS id, t.v AS v FROM db.t AS t'
     """
     if analysis.dialect not in _DIALECTS:
         return analysis
@@ -52,10 +52,12 @@ def expand_regex_columns(analysis: StatementAnalysis) -> StatementAnalysis:
 
 
 def _pattern(projection: exp.Expr) -> re.Pattern[str] | None:
-    """The compiled pattern of a back-quoted regex projection; None for anything else (or an invalid pattern)."""
-    if not isinstance(projection, exp.Column) or not isinstance(projection.this, exp.Identifier):
+    """The compiled pattern of a back-quoted regex projection (bare, or as qualification aliased it to itself); None
+    for anything else (or an invalid pattern)."""
+    column = _column(projection)
+    if column is None or not isinstance(column.this, exp.Identifier):
         return None
-    identifier = projection.this
+    identifier = column.this
     if not identifier.quoted or not _REGEX_CHARACTERS.search(identifier.name):
         return None
     try:
@@ -64,12 +66,21 @@ def _pattern(projection: exp.Expr) -> re.Pattern[str] | None:
         return None
 
 
+def _column(projection: exp.Expr) -> exp.Column | None:
+    """The column a projection is: ``c`` or ``t.c``, or ``t.c AS c`` as qualification writes it."""
+    if isinstance(projection, exp.Alias) and isinstance(projection.this, exp.Column):
+        return projection.this if projection.alias == projection.this.name else None
+    return projection if isinstance(projection, exp.Column) else None
+
+
 def _matching_columns(
-    projection: exp.Column, pattern: re.Pattern[str], scope: Scope, session: Session
+    projection: exp.Expr, pattern: re.Pattern[str], scope: Scope, session: Session
 ) -> list[exp.Expr]:
-    """``alias.column`` for every matching column of the qualifier's source (every source when unqualified), in
-    source order; a star over the same sources when one of them has unknown columns."""
-    qualifier = projection.table
+    """``alias.column AS column`` for every matching column of the qualifier's source (every source when
+    unqualified), in source order; a star over the same sources when one of them has unknown columns."""
+    column = _column(projection)
+    assert column is not None
+    qualifier = column.table
     aliases = [qualifier] if qualifier else list(scope.selected_sources)
     columns: list[exp.Expr] = []
     for alias in aliases:
@@ -78,8 +89,7 @@ def _matching_columns(
             return [
                 exp.Column(this=exp.Star(), table=exp.to_identifier(qualifier)) if qualifier else exp.Star()
             ]
-        table = alias if len(aliases) > 1 or qualifier else None
-        columns.extend(exp.column(name, table=table) for name in names if pattern.fullmatch(name))
+        columns.extend(exp.column(name, table=alias).as_(name) for name in names if pattern.fullmatch(name))
     return columns
 
 
