@@ -21,6 +21,10 @@ _NAME_WITH_SHELL_VARIABLE = re.compile(
 )
 _SHELL_QUOTED_NAME = re.compile(r'"(\$\{?[A-Za-z_]\w*\}?)"(?=\.)|(\$\{?[A-Za-z_]\w*\}?)""(?=\.)')
 """A shell variable quoted by the job script around a name part (``"$APP".t``, ``$APP"".t``): the shell drops the quotes."""
+_TEMPLATE_VARIABLE = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
+"""``{{ ds }}``, ``{{ params.db }}``: a scheduler's (Airflow) template placeholder, read as ``${ds}``."""
+_HASH_VARIABLE = re.compile(r"#\{([A-Za-z_][\w.\-]*)\}")
+"""``#{bizdate}``: a job scheduler's placeholder in Hive / Spark scripts, read as ``${bizdate}``."""
 SHELL_DIALECTS = frozenset({"hive", "spark", "spark2", "databricks"})
 """Dialects whose scripts are commonly embedded in shell jobs, so ``$name`` is a variable rather than a name."""
 _BEFORE_TABLE_NAME = re.compile(r"\b(?:FROM|JOIN|TABLE|INTO|UPDATE|VIEW|EXISTS|USE|USING)\s+$", re.I)
@@ -192,7 +196,8 @@ def strip_comments(text: str) -> str:
 
 def substitute_variables(text: str, variables: Mapping[str, str], *, shell: bool = False) -> str:
     """Replace ``${x}``, ``${hivevar:x}``, ``${hiveconf:x}`` (with ``shell``, also ``$x``) by known values; unknown
-    ones stay as written. With ``shell``, the quotes a job script puts around a variable in a name are dropped.
+    ones stay as written. Scheduler placeholders ``{{ name }}`` (and with ``shell``, ``#{name}``) are read as ``${name}``;
+    with ``shell``, the quotes a job script puts around a variable in a name are dropped.
 
     >>> substitute_variables("dt = '${hivevar:d}' AND h = ${h}", {"d": "2024-01-01"})
     "dt = '2024-01-01' AND h = ${h}"
@@ -200,7 +205,13 @@ def substitute_variables(text: str, variables: Mapping[str, str], *, shell: bool
     "FROM gmall.log WHERE dt = '$day'"
     >>> substitute_variables('INTO TABLE "$APP".a, $APP"".b', {}, shell=True)  # quotes the job's shell removes
     'INTO TABLE $APP.a, $APP.b'
+    >>> substitute_variables("FROM {{ params.db }}.t WHERE ds = '{{ ds }}' AND h = #{hour}", {"ds": "2024-01-01"}, shell=True)
+    "FROM ${params.db}.t WHERE ds = '2024-01-01' AND h = ${hour}"
     """
+    if "{{" in text:
+        text = _TEMPLATE_VARIABLE.sub(r"${\1}", text)
+    if shell and "#{" in text:
+        text = _HASH_VARIABLE.sub(r"${\1}", text)
     if "${" in text:
 
         def replace(match: re.Match[str]) -> str:

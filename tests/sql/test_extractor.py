@@ -680,3 +680,21 @@ def test_shell_quotes_around_a_variable_in_a_table_name_are_dropped_as_the_shell
     assert [d.name for d in load.inputs] == ['/origin/mall/orders/"$day"']
     assert [d.name for d in load.outputs] == ["mall.ods_orders"]
     assert _strong(insert) == {("mall.ods_orders.id", "mall.dwd_orders.id")}
+
+
+def test_scheduler_placeholders_are_variables() -> None:
+    script = (
+        "INSERT OVERWRITE TABLE {{ params.mart }}.daily PARTITION (ds = '{{ ds }}') "
+        "SELECT uid, amt FROM ods.pay WHERE ds = #{run_day} AND amt > 0"
+    )
+    unknown = extract_lineage(script)[0]
+    assert [d.name for d in unknown.outputs] == ["${params.mart}.daily"]
+    assert _strong(unknown) == {
+        ("ods.pay.uid", "${params.mart}.daily.uid"),
+        ("ods.pay.amt", "${params.mart}.daily.amt"),
+    }
+    assert any("${params.mart}" in issue.message for issue in unknown.errors)
+    known = extract_lineage(script, variables={"params.mart": "mart", "run_day": "'2024-03-01'"})[0]
+    assert [d.name for d in known.outputs] == ["mart.daily"]
+    assert _weak(known) == {("ods.pay.ds", "mart.daily"), ("ods.pay.amt", "mart.daily")}
+    assert not known.errors
