@@ -28,7 +28,7 @@ def sql() -> None:
     "variables",
     multiple=True,
     metavar="NAME=VALUE",
-    help="Value of a ${NAME} variable (repeatable).",
+    help="Value of a ${NAME} variable, also of {{ NAME }} and, in Hive / Spark, of $NAME and #{NAME} (repeatable).",
 )
 def lineage(
     file: TextIO,

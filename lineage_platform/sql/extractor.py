@@ -24,6 +24,7 @@ from lineage_platform.sql.build_scopes import build_scopes
 from lineage_platform.sql.classify_statement import classify_statement
 from lineage_platform.sql.collect_datasets import collect_datasets
 from lineage_platform.sql.eliminate_unused_ctes import eliminate_unused_ctes
+from lineage_platform.sql.expand_regex_columns import expand_regex_columns
 from lineage_platform.sql.expand_views import expand_views
 from lineage_platform.sql.extract_predicates import extract_predicates
 from lineage_platform.sql.mark_recursive_ctes import mark_recursive_ctes
@@ -41,6 +42,7 @@ from lineage_platform.sql.script import (
     split_statements,
     substitute_variables,
 )
+from lineage_platform.sql.separate_lateral_aliases import separate_lateral_aliases
 from lineage_platform.sql.session import Catalog, Session, SessionEffect
 from lineage_platform.sql.simplify_statement import simplify_statement
 from lineage_platform.sql.trace_columns import trace_columns
@@ -52,9 +54,11 @@ PASSES: tuple[Pass, ...] = (
     mark_recursive_ctes,
     expand_views,
     eliminate_unused_ctes,
+    separate_lateral_aliases,
     resolve_join_using,
     name_outputs,
     qualify_statement,
+    expand_regex_columns,
     simplify_statement,
     prune_projections,
     build_scopes,
@@ -159,7 +163,10 @@ def _lineage_of(
     passes: tuple[Pass, ...],
     options: dict[str, Any],
 ) -> tuple[StatementLineage, SessionEffect]:
-    text, unknown_names = quote_variable_names(substitute_variables(statement.text, session.variables))
+    shell = session.dialect in script.SHELL_DIALECTS
+    text, unknown_names = quote_variable_names(
+        substitute_variables(statement.text, session.variables, shell=shell), shell=shell
+    )
     key = (normalize_text(text), session.dialect, session.fingerprint, passes, _options_key(options))
     with _cache_lock:
         cached = _cache.get(key)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from lineage_platform.sql.analysis import StatementAnalysis
+from lineage_platform.sql.tracer import own_columns
 
 
 def resolve_join_using(analysis: StatementAnalysis) -> StatementAnalysis:
@@ -33,7 +34,7 @@ def resolve_join_using(analysis: StatementAnalysis) -> StatementAnalysis:
             if side == "FULL" or not names:
                 continue
             taken_from = join.this if side == "RIGHT" else source.this
-            for column in _own_columns(select):
+            for column in own_columns(select):
                 if not column.table and column.name.lower() in names:
                     column.set("table", exp.to_identifier(taken_from.alias_or_name))
     return analysis
@@ -57,8 +58,3 @@ def _table_name(analysis: StatementAnalysis, table: exp.Table) -> str:
     return analysis.session.qualify_name(
         ".".join(p for p in (table.catalog, table.db, table.name) if p).lower()
     )
-
-
-def _own_columns(select: exp.Select) -> list[exp.Column]:
-    """Columns of ``select`` itself, not of the subqueries nested in it."""
-    return [c for c in select.find_all(exp.Column) if c.find_ancestor(exp.Select) is select]

@@ -14,6 +14,19 @@ from lineage_platform.sql.parsing import StatementParseError, parse_statement
 _VARIABLE = re.compile(r"\$\{(?:(hivevar|hiveconf|system|env|define):)?([A-Za-z_][\w.\-]*)\}")
 _QUOTED_OR_SPACE = re.compile(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`)|\s+")
 _NAME_WITH_VARIABLE = re.compile(r"(?:\w|\$\{[^}\s]*\})*\$\{[^}\s]*\}(?:\w|\$\{[^}\s]*\})*")
+_SHELL_VARIABLE = re.compile(r"(?<![\w$])\$([A-Za-z_]\w*)")
+"""``$name``: a shell variable of a job script that embeds its SQL (``hive -e "… FROM $APP.ods_log"``)."""
+_NAME_WITH_SHELL_VARIABLE = re.compile(
+    r"(?:\w|\$\{[^}\s]*\}|\$[A-Za-z_]\w*)*(?:\$\{[^}\s]*\}|(?<![\w$])\$[A-Za-z_]\w*)(?:\w|\$\{[^}\s]*\})*"
+)
+_SHELL_QUOTED_NAME = re.compile(r'"(\$\{?[A-Za-z_]\w*\}?)"(?=\.)|(\$\{?[A-Za-z_]\w*\}?)""(?=\.)')
+"""A shell variable quoted by the job script around a name part (``"$APP".t``, ``$APP"".t``): the shell drops the quotes."""
+_TEMPLATE_VARIABLE = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
+"""``{{ ds }}``, ``{{ params.db }}``: a scheduler's (Airflow) template placeholder, read as ``${ds}``."""
+_HASH_VARIABLE = re.compile(r"#\{([A-Za-z_][\w.\-]*)\}")
+"""``#{bizdate}``: a job scheduler's placeholder in Hive / Spark scripts, read as ``${bizdate}``."""
+SHELL_DIALECTS = frozenset({"hive", "spark", "spark2", "databricks"})
+"""Dialects whose scripts are commonly embedded in shell jobs, so ``$name`` is a variable rather than a name."""
 _BEFORE_TABLE_NAME = re.compile(r"\b(?:FROM|JOIN|TABLE|INTO|UPDATE|VIEW|EXISTS|USE|USING)\s+$", re.I)
 _GO = re.compile(r"^[ \t]*GO(?:[ \t]+\d+)?[ \t]*$", re.I | re.M)
 """T-SQL's batch separator: a line holding only ``GO`` (optionally a repeat count)."""
@@ -181,22 +194,37 @@ def strip_comments(text: str) -> str:
     return _COMMENT_OR_QUOTED.sub(lambda m: m.group(1) or "", text)
 
 
-def substitute_variables(text: str, variables: Mapping[str, str]) -> str:
-    """Replace ``${x}``, ``${hivevar:x}``, ``${hiveconf:x}`` by known values; unknown ones stay as written.
+def substitute_variables(text: str, variables: Mapping[str, str], *, shell: bool = False) -> str:
+    """Replace ``${x}``, ``${hivevar:x}``, ``${hiveconf:x}`` (with ``shell``, also ``$x``) by known values; unknown
+    ones stay as written. Scheduler placeholders ``{{ name }}`` (and with ``shell``, ``#{name}``) are read as ``${name}``;
+    with ``shell``, the quotes a job script puts around a variable in a name are dropped.
 
     >>> substitute_variables("dt = '${hivevar:d}' AND h = ${h}", {"d": "2024-01-01"})
     "dt = '2024-01-01' AND h = ${h}"
+    >>> substitute_variables("FROM $APP.log WHERE dt = '$day'", {"APP": "gmall"}, shell=True)
+    "FROM gmall.log WHERE dt = '$day'"
+    >>> substitute_variables('INTO TABLE "$APP".a, $APP"".b', {}, shell=True)  # quotes the job's shell removes
+    'INTO TABLE $APP.a, $APP.b'
+    >>> substitute_variables("FROM {{ params.db }}.t WHERE ds = '{{ ds }}' AND h = #{hour}", {"ds": "2024-01-01"}, shell=True)
+    "FROM ${params.db}.t WHERE ds = '2024-01-01' AND h = ${hour}"
     """
-    if "${" not in text:
-        return text
+    if "{{" in text:
+        text = _TEMPLATE_VARIABLE.sub(r"${\1}", text)
+    if shell and "#{" in text:
+        text = _HASH_VARIABLE.sub(r"${\1}", text)
+    if "${" in text:
 
-    def replace(match: re.Match[str]) -> str:
-        name = match.group(2)
-        qualified = f"{match.group(1)}:{name}" if match.group(1) else name
-        value = variables.get(qualified, variables.get(name))
-        return match.group(0) if value is None else value
+        def replace(match: re.Match[str]) -> str:
+            name = match.group(2)
+            qualified = f"{match.group(1)}:{name}" if match.group(1) else name
+            value = variables.get(qualified, variables.get(name))
+            return match.group(0) if value is None else value
 
-    return _VARIABLE.sub(replace, text)
+        text = _VARIABLE.sub(replace, text)
+    if shell and "$" in text:
+        text = _SHELL_QUOTED_NAME.sub(lambda match: match.group(1) or match.group(2), text)
+        text = _SHELL_VARIABLE.sub(lambda match: variables.get(match.group(1), match.group(0)), text)
+    return text
 
 
 def normalize_text(text: str) -> str:
@@ -209,30 +237,34 @@ def normalize_text(text: str) -> str:
     return collapsed.rstrip(";").rstrip()
 
 
-def quote_variable_names(text: str) -> tuple[str, tuple[str, ...]]:
-    """Back-quote names that still hold an unknown variable (``${db}.t``, ``db_${env}``, ``FROM ${t}``).
+def quote_variable_names(text: str, *, shell: bool = False) -> tuple[str, tuple[str, ...]]:
+    """Back-quote names that still hold an unknown variable (``${db}.t``, ``db_${env}``, ``FROM ${t}``; with
+    ``shell``, ``$APP.t`` too).
 
-    Such names then parse as identifiers spelt with the variable, instead of sqlglot reading ``${db}`` as
-    a parameter and losing it. Variables in value positions (``dt = ${day}``) stay as they are. Returns
-    the text and the quoted names.
+    Such names then parse as identifiers spelt with the variable, instead of sqlglot reading ``${db}`` or
+    ``$APP`` as a parameter and losing it. Variables in value positions (``dt = ${day}``) stay as they are.
+    Returns the text and the quoted names.
 
     >>> quote_variable_names("INSERT INTO ${db}.t SELECT a FROM db_${env}.s WHERE dt = ${day}")
     ('INSERT INTO `${db}`.t SELECT a FROM `db_${env}`.s WHERE dt = ${day}', ('${db}', 'db_${env}'))
+    >>> quote_variable_names("INSERT INTO $APP.t SELECT a FROM $src WHERE dt = $day", shell=True)[0]
+    'INSERT INTO `$APP`.t SELECT a FROM `$src` WHERE dt = $day'
     """
-    if "${" not in text:
+    if "${" not in text and not (shell and _SHELL_VARIABLE.search(text)):
         return text, ()
+    names = _NAME_WITH_SHELL_VARIABLE if shell else _NAME_WITH_VARIABLE
     quoted: list[str] = []
     pieces: list[str] = []
     position = 0
     for match in _COMMENT_OR_QUOTED.finditer(text):
-        pieces.append(_quote_names(text[position : match.start()], quoted))
+        pieces.append(_quote_names(text[position : match.start()], quoted, names))
         pieces.append(match.group(0))
         position = match.end()
-    pieces.append(_quote_names(text[position:], quoted))
+    pieces.append(_quote_names(text[position:], quoted, names))
     return "".join(pieces), tuple(quoted)
 
 
-def _quote_names(chunk: str, quoted: list[str]) -> str:
+def _quote_names(chunk: str, quoted: list[str], names: re.Pattern[str]) -> str:
     """Quote the variable-holding names of a chunk of text that has no quotes or comments."""
 
     def replace(match: re.Match[str]) -> str:
@@ -240,7 +272,7 @@ def _quote_names(chunk: str, quoted: list[str]) -> str:
         is_name = (
             chunk[start - 1 : start] == "."
             or chunk[end : end + 1] == "."
-            or not _VARIABLE.fullmatch(name)
+            or not (_VARIABLE.fullmatch(name) or _SHELL_VARIABLE.fullmatch(name))
             or _BEFORE_TABLE_NAME.search(chunk[:start]) is not None
         )
         if not is_name:
@@ -248,4 +280,4 @@ def _quote_names(chunk: str, quoted: list[str]) -> str:
         quoted.append(name)
         return f"`{name}`"
 
-    return _NAME_WITH_VARIABLE.sub(replace, chunk)
+    return names.sub(replace, chunk)

@@ -42,12 +42,17 @@ def _trace_unit(analysis: StatementAnalysis, unit: QueryUnit, tracer: Tracer) ->
     assert root is not None
     selects = projections(leftmost_select(unit.query))
     names = unit.output_names()
-    if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in selects):
+    if any(_is_star(p) for p in selects):
         analysis.issue(
             f"'*' could not be expanded for {unit.target.name}: the source schema is unknown; pass --schema",
             node=unit.query,
         )
         names = ()
+        # The columns cannot be named, but what only decides rows or branches still bears on the target.
+        for position in range(_explicit_width(unit.query)):
+            for flow in tracer.output_at(root, position):
+                if flow.usage.strength == "weak":
+                    analysis.edges.append(_edge(flow, unit.target.name))
     elif len(names) != len(selects):
         analysis.issue(
             f"{unit.target.name} has {len(names)} columns but the query produces {len(selects)}; mapped by position",
@@ -64,6 +69,18 @@ def _trace_unit(analysis: StatementAnalysis, unit: QueryUnit, tracer: Tracer) ->
     for scope in root.traverse():
         for flow in tracer.clause_flows(scope):
             analysis.edges.append(_edge(flow, target))
+
+
+def _is_star(projection: exp.Expr) -> bool:
+    return isinstance(projection, exp.Star) or (isinstance(projection, exp.Column) and projection.is_star)
+
+
+def _explicit_width(query: exp.Expr) -> int:
+    """How many columns the branches of a set operation that name theirs produce (0 when every branch has a star)."""
+    if isinstance(query, exp.SetOperation):
+        return max(_explicit_width(query.this), _explicit_width(query.expression))
+    selects = projections(query)
+    return 0 if any(_is_star(p) for p in selects) else len(selects)
 
 
 def _edge(flow: Flow, target: str) -> ColumnEdge:

@@ -30,7 +30,7 @@ from lineage_platform.sql.analysis import QueryUnit, StatementAnalysis
 from lineage_platform.sql.extractor import run_passes
 from lineage_platform.sql.function_rules import FunctionRule, merge_rules
 from lineage_platform.sql.parsing import StatementParseError, parse_statement
-from lineage_platform.sql.script import split_statements, substitute_variables
+from lineage_platform.sql.script import SHELL_DIALECTS, split_statements, substitute_variables
 from lineage_platform.sql.session import Session
 from lineage_platform.sql.tracer import IssueReporter, Tracer
 
@@ -138,7 +138,9 @@ def trace_script(
     """
     session = Session.start(schema, dialect, default_db, variables)
     for index, statement in enumerate(split_statements(sql)):
-        text = substitute_variables(statement.text, session.variables)
+        text = substitute_variables(
+            statement.text, session.variables, shell=session.dialect in SHELL_DIALECTS
+        )
         traced = _trace(text, session, index, rules, on_issue)
         session.apply(traced.analysis.effect)
         yield traced

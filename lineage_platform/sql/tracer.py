@@ -353,6 +353,12 @@ class Tracer:
             conditions = [node.this] + [branch.this for branch in node.args.get("ifs") or []]
             values = [branch.args.get("true") for branch in node.args.get("ifs") or []]
             return self._conditional(scope, conditions, [*values, node.args.get("default")], usage)
+        if isinstance(
+            node, exp.DecodeCase
+        ):  # decode(x, search1, result1, …[, default]): x and searches decide
+            subject, *rest = node.expressions
+            searches, results = rest[0:-1:2], rest[1::2] + rest[len(rest) - len(rest) % 2 :]
+            return self._conditional(scope, [subject, *searches], results, usage)
         if isinstance(node, _JSON_EXTRACTS) and isinstance(node.expression, (exp.JSONPath, exp.Literal)):
             return self.flows(scope, node.this, usage.keyed(_json_path(node.expression)))
         if isinstance(node, exp.Bracket):
@@ -512,6 +518,9 @@ class Tracer:
             if len(candidates) > 1:  # a source naming the column beats tables of unknown schema
                 declared = [a for a in candidates if self._declares(sources[a], name)]
                 candidates = declared if len(declared) == 1 else candidates
+            if len(candidates) > 1:  # so does the one the query reads it from by name (`a.x` elsewhere)
+                qualified = [a for a in candidates if a in _qualifiers_of(current, name)]
+                candidates = qualified if len(qualified) == 1 else candidates
             if len(candidates) == 1:
                 return self._resolve(current, exp.column(name, table=candidates[0]))
             if candidates or not (current.is_subquery or current.is_udtf):
@@ -697,6 +706,11 @@ def leftmost_select(expression: exp.Expr) -> exp.Expr:
     return expression
 
 
+def own_columns(select: exp.Select) -> list[exp.Column]:
+    """Columns of ``select`` itself, not of the subqueries nested in it."""
+    return [c for c in select.find_all(exp.Column) if c.find_ancestor(exp.Select) is select]
+
+
 def _json_path(path: exp.Expr) -> str:
     if isinstance(path, exp.Literal):
         return _as_key_path(path.name)
@@ -734,3 +748,9 @@ def _inline_fields(function: exp.Expr, position: int) -> list[exp.Expr] | None:
         if position < len(values):
             fields.append(values[position])
     return fields
+
+
+def _qualifiers_of(scope: Scope, name: str) -> set[str]:
+    """The aliases ``scope``'s own clauses qualify ``name`` with: where a valid query writes both ``a.x`` and a bare
+    ``x``, only ``a`` has ``x`` (else the bare ``x`` would be ambiguous)."""
+    return {column.table for column in scope.columns if column.table and column.name.lower() == name}

@@ -606,3 +606,95 @@ def test_a_tsql_temp_table_read_with_a_schema_prefix_is_the_same_temp_table() ->
     _into, merge = extract_lineage(script, dialect="tsql")
     assert "default.staged" in [d.name for d in merge.inputs]
     assert ("default.staged.name", "dbo.people.name") in _strong(merge)
+
+
+def test_regex_column_reads_every_column_but_the_excluded_partition() -> None:
+    script = """
+    SET hive.support.quoted.identifiers=none;
+    CREATE TABLE stage.visits (vid BIGINT, page STRING, ymd STRING);
+    CREATE TABLE base.visits (vid BIGINT, page_name STRING) PARTITIONED BY (ymd STRING);
+    INSERT OVERWRITE TABLE base.visits PARTITION (ymd = '${run_day}')
+    SELECT `(ymd)?+.+` FROM stage.visits WHERE ymd = '${run_day}';
+    """
+    record = extract_lineage(script)[-1]
+    assert _strong(record) == {
+        ("stage.visits.vid", "base.visits.vid"),
+        ("stage.visits.page", "base.visits.page_name"),
+    }
+    assert _weak(record) == {("stage.visits.ymd", "base.visits")}
+
+
+def test_regex_column_over_an_unknown_table_is_reported_not_taken_for_a_column() -> None:
+    record = extract_lineage("INSERT OVERWRITE TABLE b.t SELECT `(dt)?+.+` FROM a.s WHERE dt = '1'")[0]
+    assert [d.name for d in record.inputs] == ["a.s"]
+    assert not _strong(record)
+    assert any("'*' could not be expanded" in issue.message for issue in record.errors)
+
+
+def test_shell_variable_database_is_kept_and_reported_not_replaced_by_the_default() -> None:
+    script = (
+        "INSERT OVERWRITE TABLE $WH.dwd_clicks SELECT uid FROM $WH.ods_clicks c JOIN $users u ON c.uid = u.id"
+    )
+    record = extract_lineage(script, default_db="other")[0]
+    assert [d.name for d in record.inputs] == ["$wh.ods_clicks", "other.$users"]
+    assert [d.name for d in record.outputs] == ["$wh.dwd_clicks"]
+    assert any("$WH" in issue.message and "--var" in issue.message for issue in record.errors)
+
+
+def test_shell_variable_takes_a_value_given_for_it() -> None:
+    script = "INSERT OVERWRITE TABLE $WH.dwd_clicks SELECT uid FROM $WH.ods_clicks WHERE dt = '$day'"
+    record = extract_lineage(script, variables={"WH": "mall", "day": "2024-03-01"})[0]
+    assert _strong(record) == {("mall.ods_clicks.uid", "mall.dwd_clicks.uid")}
+    assert not record.errors
+    assert [(p.column, p.value) for p in record.predicates] == [("dt", "2024-03-01")]
+
+
+def test_dollar_names_outside_shell_dialects_are_left_to_the_dialect() -> None:
+    record = extract_lineage("SELECT $1 AS a FROM t", dialect="postgres", default_db="db")[0]
+    assert [d.name for d in record.inputs] == ["db.t"]
+    assert not record.errors
+
+
+def test_ctas_over_a_lateral_view_sharing_its_table_alias_keeps_its_output_and_column_lineage() -> None:
+    script = (
+        "CREATE TABLE rpt.tag_users AS SELECT tag, count(uid) AS users "
+        "FROM ods.profiles LATERAL VIEW explode(tags) profiles AS tag GROUP BY tag"
+    )
+    record = extract_lineage(script)[0]
+    assert record.operation == "CREATE_AS_SELECT"
+    assert [d.name for d in record.outputs] == ["rpt.tag_users"]
+    assert _strong(record) == {
+        ("ods.profiles.tags", "rpt.tag_users.tag"),
+        ("ods.profiles.uid", "rpt.tag_users.users"),
+    }
+    assert _weak(record) == {("ods.profiles.tags", "rpt.tag_users")}
+    assert not record.errors
+
+
+def test_shell_quotes_around_a_variable_in_a_table_name_are_dropped_as_the_shell_does() -> None:
+    script = (
+        'LOAD DATA INPATH \'/origin/$APP/orders/"$day"\' OVERWRITE INTO TABLE "$APP".ods_orders;\n'
+        'INSERT OVERWRITE TABLE $APP"".dwd_orders SELECT id FROM "$APP".ods_orders'
+    )
+    load, insert = extract_lineage(script, variables={"APP": "mall"})
+    assert [d.name for d in load.inputs] == ['/origin/mall/orders/"$day"']
+    assert [d.name for d in load.outputs] == ["mall.ods_orders"]
+    assert _strong(insert) == {("mall.ods_orders.id", "mall.dwd_orders.id")}
+
+
+def test_scheduler_placeholders_are_variables() -> None:
+    script = (
+        "INSERT OVERWRITE TABLE {{ params.mart }}.daily PARTITION (ds = '{{ ds }}') "
+        "SELECT uid, amt FROM ods.pay WHERE ds = #{run_day} AND amt > 0"
+    )
+    unknown = extract_lineage(script)[0]
+    assert [d.name for d in unknown.outputs] == ["${params.mart}.daily"]
+    assert _strong(unknown) == {
+        ("ods.pay.uid", "${params.mart}.daily.uid"),
+        ("ods.pay.amt", "${params.mart}.daily.amt"),
+    }
+    assert any("${params.mart}" in issue.message for issue in unknown.errors)
+    known = extract_lineage(script, variables={"params.mart": "mart", "run_day": "'2024-03-01'"})[0]
+    assert [d.name for d in known.outputs] == ["mart.daily"]
+    assert _weak(known) == {("ods.pay.ds", "mart.daily"), ("ods.pay.amt", "mart.daily")}
+    assert not known.errors
