@@ -7,9 +7,17 @@ from collections.abc import Callable
 from typing import Any
 
 from gremlin_python.process.traversal import P
+from gremlin_python.structure.graph import Element
 
 from lineage_platform.errors import TraversalError, UnsupportedStepError
-from lineage_platform.graph.embedded.values import Incomparable, compare, gremlin_eq, is_number
+from lineage_platform.graph.embedded.values import (
+    ELEMENT_TYPES,
+    Incomparable,
+    compare,
+    gremlin_eq,
+    is_number,
+    type_rank,
+)
 
 Test = Callable[[Any], bool]
 
@@ -45,15 +53,29 @@ def _hashable_by_value(value: Any) -> bool:
     return is_number(value) and value == value  # NaN equals nothing, not even itself
 
 
+def _element_key(value: Any) -> tuple[int, Any] | None:
+    """What an element equals by in Gremlin (its kind and id), hashable; None for other values."""
+    if isinstance(value, (*ELEMENT_TYPES, Element)) and _hashable_id(value.id):
+        return type_rank(value), value.id
+    return None
+
+
+def _hashable_id(ident: Any) -> bool:
+    return isinstance(ident, str) or (is_number(ident) and ident == ident)
+
+
 def _within(values: Any, negate: bool) -> Test:
     candidates = list(values) if isinstance(values, (list, tuple, set, frozenset)) else [values]
-    # within() over thousands of names would otherwise compare each value with every candidate
+    # within() over thousands of names or collected vertices would otherwise compare each value with every candidate
     hashed = frozenset(c for c in candidates if _hashable_by_value(c))
-    others = [c for c in candidates if not _hashable_by_value(c)]
+    elements = frozenset(key for c in candidates if (key := _element_key(c)) is not None)
+    others = [c for c in candidates if not _hashable_by_value(c) and _element_key(c) is None]
 
     def test(value: Any) -> bool:
         if _hashable_by_value(value):
             found = value in hashed
+        elif (key := _element_key(value)) is not None:
+            found = key in elements
         else:
             found = any(gremlin_eq(value, c) for c in others)
         return found != negate

@@ -145,6 +145,22 @@ def compile_and_or(call: StepCall, c: Compiler) -> StepFn:
     return lambda travs: (t for t in travs if combine(p.has_result(t) for p in pipelines))
 
 
+_COLLECTIONS = (list, tuple, set, frozenset)
+
+
+def _predicate_labels(p: P) -> Iterator[str]:
+    """The as-labels a where() predicate names (its string arguments), in the order it names them."""
+    if p.operator in ("and", "or"):
+        yield from _predicate_labels(p.value)
+        yield from _predicate_labels(p.other)
+    elif p.operator == "not":
+        yield from _predicate_labels(p.value)
+    else:
+        for value in (p.value, p.other):
+            values = value if isinstance(value, list) else [value]
+            yield from (v for v in values if isinstance(v, str))
+
+
 def _label_predicate(p: P, resolve: Callable[[str], Any]) -> P:
     """Replace the as-labels inside a where() predicate by the values they select."""
     if p.operator in ("and", "or"):
@@ -214,8 +230,36 @@ def compile_where(call: StepCall, c: Compiler) -> StepFn:
         )
     # the by()s apply in turn, as a ring: the start, then each label in the order the predicate names them
     bys = by_functions(call.modulator_args("by"), c, "where")
+    labels = [] if bys else list(_predicate_labels(predicate))
+    last: list[Any] = [None, None]  # (key, test): the test built from collections only, by identity and size
+
+    def over_collections(t: Trav) -> Callable[[Any], bool] | None:
+        """The test when every label names a collection (a side effect such as aggregate('x')): built once while
+        the collections stay the same, instead of once per traverser; else None."""
+        values = [select_value(t, label, Pop.last, "where", c.side_effects) for label in labels]
+        if not values or not all(isinstance(v, _COLLECTIONS) for v in values):
+            return None
+        key = tuple((id(v), len(v)) for v in values)
+        if last[0] != key:
+            by_label = dict(zip(labels, values, strict=True))
+            last[:] = [
+                key,
+                compile_predicate(
+                    _label_predicate(predicate, lambda x: by_label.get(x, x) if isinstance(x, str) else x)
+                ),
+            ]
+        return last[1]
 
     def keep(t: Trav) -> bool:
+        if labels:
+            test = over_collections(t)
+            if test is not None:
+                left = (
+                    t.obj
+                    if left_label is None
+                    else select_value(t, left_label, Pop.last, "where", c.side_effects)
+                )
+                return left is not NOTHING and test(left)
         ring = itertools.cycle(bys) if bys else None
 
         def project(value: Any) -> Any:

@@ -14,7 +14,7 @@ from gremlin_python.structure.graph import Edge, Element, Path, Vertex, VertexPr
 from lineage_platform.graph.embedded.memgraph import EdgeRec, PropRec, VertexPropRec, VertexRec
 
 NUMBER_TYPES = (int, float, decimal.Decimal)
-_ELEMENT_TYPES = (VertexRec, EdgeRec, VertexPropRec)
+ELEMENT_TYPES = (VertexRec, EdgeRec, VertexPropRec)
 
 
 class MapEntry(tuple):
@@ -44,7 +44,7 @@ def is_number(value: Any) -> bool:
 
 def element_id(value: Any) -> Any:
     """The id of a stored or detached element, or the value itself."""
-    if isinstance(value, (_ELEMENT_TYPES, Element)):
+    if isinstance(value, (ELEMENT_TYPES, Element)):
         return value.id
     return value
 
@@ -57,7 +57,7 @@ def gremlin_eq(a: Any, b: Any) -> bool:
         return is_number(b) and a == b
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, _ELEMENT_TYPES) or isinstance(b, _ELEMENT_TYPES):
+    if isinstance(a, ELEMENT_TYPES) or isinstance(b, ELEMENT_TYPES):
         if isinstance(a, Element) or isinstance(b, Element):
             return type_rank(a) == type_rank(b) and a.id == b.id
         return False
@@ -179,6 +179,6 @@ def hash_key(value: Any) -> Any:
         return ("p", tuple(hash_key(v) for v in value.objects))
     if isinstance(value, float) and math.isnan(value):
         return ("nan",)
-    if isinstance(value, _ELEMENT_TYPES):
+    if isinstance(value, ELEMENT_TYPES):
         return value
     return (type(value), value)

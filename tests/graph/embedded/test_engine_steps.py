@@ -221,6 +221,30 @@ def test_side_effects(modern: GraphTraversalSource) -> None:
     assert g.V().both().barrier().count().next() == 12
 
 
+def test_where_over_a_growing_side_effect_sees_each_traverser_its_own_collection(
+    modern: GraphTraversalSource,
+) -> None:
+    g = modern
+    # store() is lazy: the collection grows as traversers pass, so each where() sees the values stored so far
+    seen = g.V().values("age").store("ages").where(P.within("ages")).to_list()
+    assert seen == [29, 27, 32, 35]
+    repeated = g.inject(1, 2, 1, 3, 2).where(P.without("kept")).store("kept").cap("kept").next()
+    assert repeated == [1, 2, 3]  # each value kept the first time only: the test follows the collection
+    mixed = (
+        g.with_side_effect("x", [Vertex(1), "lop"])
+        .V()
+        .where(__.values("name").where(P.within("x")))
+        .values("name")
+    )
+    assert mixed.to_list() == ["lop"]
+    assert g.with_side_effect("x", [Vertex(1), Vertex(4)]).V().where(P.within("x")).values(
+        "name"
+    ).to_list() == [
+        "marko",
+        "josh",
+    ]
+
+
 def test_inject_and_constant(g: GraphTraversalSource) -> None:
     assert g.inject(1, "a", [1, 2], {"k": 1}).to_list() == [1, "a", [1, 2], {"k": 1}]
     assert g.inject({"a": 1, "b": 2}).unfold().to_list() == [{"a": 1}, {"b": 2}]
