@@ -197,7 +197,7 @@ class EmbeddedGraph:
         self.graph.commit_changes()
         if self._log.should_checkpoint():
             try:
-                self._log.checkpoint(self.graph.export_state())
+                self._log.checkpoint(self.graph.export_columns())
             except StoreError as exc:  # the commit is already durable in the log; the next checkpoint retries
                 _log.warning(
                     "checkpoint of %s failed, the log keeps growing until one succeeds: %s", self.path, exc
@@ -350,7 +350,7 @@ class EmbeddedGraph:
         if self._log is not None:
             self._lock.acquire(self)
             try:
-                self._log.checkpoint(self.graph.export_state())
+                self._log.checkpoint(self.graph.export_columns())
                 self._log.close()
             finally:
                 self._lock.release(self)
