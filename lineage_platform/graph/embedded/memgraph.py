@@ -20,8 +20,8 @@ import uuid
 from array import array
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
-from itertools import repeat
-from operator import add
+from itertools import compress, repeat
+from operator import add, itemgetter
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -700,13 +700,16 @@ class MemGraph:
              (vertex ids, label table, label codes),                  # every vertex, in insertion order
              [(key set code, vertex ids, value columns, id columns)],  # vertices whose properties are plain
              vertex property rows (vid, vpid, key, value, meta),      # the others' (as in version 1)
-             (edge ids, label table, label codes, out ids, in ids, key set table, key set codes, value tuples),
+             (edge ids, label table, label codes, out ids, in ids, key set table, key set codes,
+              [(key set code, edge positions, value columns)]),     # edges with properties, by key set
              vertex key set table)
 
         A plain vertex holds one value per key and no meta-properties; such vertices are grouped by their key
         set, with one column of values per key, and one column of property ids per key, or None where every id
         is the vertex id plus the key's position (1-based), as the engine numbers a new vertex's properties.
-        Codes are ``array('I')`` positions in their table."""
+        Codes and positions are ``array('I')``; columns of vertex ids in groups and of edge end ids are
+        ``array('q')`` when they hold only ints that fit (they are looked up, not kept). Equal strings of a column that repeats its values are one
+        object, so the snapshot stores each once and the graph opened from it shares them."""
         vertices = list(self.vertices.values())
         vertex_key_sets: dict[tuple[str, ...], int] = {}
         members: dict[int, list[VertexRec]] = {}
@@ -721,6 +724,15 @@ class MemGraph:
                 rows.extend((v.id, vp.id, vp.key, vp.value, vp.meta) for vp in v.all_props())
         groups = [(code, *_property_columns(group)) for code, group in members.items()]
         edges = list(self.edges.values())
+        edge_key_sets, edge_key_codes = _coded([e.keys for e in edges])
+        edge_values = [e.vals for e in edges]
+        edge_groups = []
+        for code, keys in enumerate(edge_key_sets):
+            if keys:
+                positions = array("I", compress(range(len(edges)), map(code.__eq__, edge_key_codes)))
+                tuples = list(map(edge_values.__getitem__, positions))
+                columns = [_shared(list(map(itemgetter(at), tuples))) for at in range(len(keys))]
+                edge_groups.append((code, positions, columns))
         return (
             2,
             self.next_id,
@@ -730,10 +742,11 @@ class MemGraph:
             (
                 [e.id for e in edges],
                 *_coded([e.label for e in edges]),
-                [e.out_v.id for e in edges],
-                [e.in_v.id for e in edges],
-                *_coded([e.keys for e in edges]),
-                [e.vals for e in edges],
+                _ints([e.out_v.id for e in edges]),
+                _ints([e.in_v.id for e in edges]),
+                edge_key_sets,
+                edge_key_codes,
+                edge_groups,
             ),
             list(vertex_key_sets),
         )
@@ -770,7 +783,10 @@ class MemGraph:
             _set_each(group, "keys", repeat(keys))
             _set_each(group, "vals", map(list, zip(*props)))
         self._import_vertex_props(rows)
-        eids, label_table, label_codes, out_ids, in_ids, key_table, key_codes, values = edges
+        eids, label_table, label_codes, out_ids, in_ids, key_table, key_codes, edge_groups = edges
+        values: list[tuple[Any, ...]] = [()] * len(eids)
+        for _code, positions, columns in edge_groups:
+            _consume(map(values.__setitem__, positions, zip(*columns)))
         labels = [intern(label) for label in label_table]
         key_sets = [self.shared_keys(keys) for keys in key_table]
         vertex = by_id.__getitem__
@@ -793,7 +809,7 @@ class MemGraph:
     def _index_all(self, key: str, values: list[Any], group: list[VertexRec]) -> None:
         """Index ``key`` = ``values[i]`` for ``group[i]``: in one update when the values are new and distinct."""
         index = self.indexes[key]
-        found = dict(zip(map(index_key, values), group))
+        found = dict(zip(values if set(map(type, values)) == {str} else map(index_key, values), group))
         if len(found) == len(group) and index.keys().isdisjoint(found):
             index.update(found)
             return
@@ -903,10 +919,10 @@ def _property_columns(group: list[VertexRec]) -> tuple[list[Any], list[list[Any]
     values, prop_ids = [], []
     for position in range(len(group[0].keys)):
         props = [v.vals[position] for v in group]
-        values.append([vp.value for vp in props])
+        values.append(_shared([vp.value for vp in props]))
         column = [vp.id for vp in props]
         prop_ids.append(None if _implied(column, ids, position + 1) else column)
-    return ids, values, prop_ids
+    return _ints(ids), values, prop_ids
 
 
 def _implied(prop_ids: list[Any], vertex_ids: list[Any], position: int) -> bool:
@@ -916,6 +932,31 @@ def _implied(prop_ids: list[Any], vertex_ids: list[Any], position: int) -> bool:
     return prop_ids == list(map(add, vertex_ids, repeat(position)))
 
 
+def _ints(column: list[Any]) -> list[Any] | array:
+    """``column`` as an ``array('q')`` when it holds only ints that fit (stored as bytes: nothing to decode when
+    a snapshot is read); otherwise ``column`` itself."""
+    if set(map(type, column)) - {int}:
+        return column
+    try:
+        return array("q", column)
+    except OverflowError:
+        return column
+
+
+def _shared(column: list[Any]) -> list[Any]:
+    """``column`` with equal strings made one object, when it holds only strings and repeats them (at least
+    half of its values); otherwise ``column`` itself."""
+    if set(map(type, column)) != {str} or len(set(column)) * 2 > len(column):
+        return column
+    first: dict[str, str] = {}
+    return list(map(first.setdefault, column, column))
+
+
+def _consume(iterator: Iterator[Any]) -> None:
+    """Run ``iterator`` to its end (a loop in C), for its side effects."""
+    deque(iterator, maxlen=0)
+
+
 def _set_each(records: list[Any], attribute: str, values: Iterable[Any]) -> None:
-    """Set ``attribute`` of each record to the next of ``values`` (a loop in C)."""
-    deque(map(setattr, records, repeat(attribute), values), maxlen=0)
+    """Set ``attribute`` of each record to the next of ``values``."""
+    _consume(map(setattr, records, repeat(attribute), values))

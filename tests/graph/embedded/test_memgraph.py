@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
@@ -330,3 +331,29 @@ def test_store_written_in_format_1_opens_and_is_rewritten_in_format_2(tmp_path: 
     with EmbeddedGraph(store, **options) as reopened:
         assert reopened.graph.export_state() == expected
         assert [v.id for v in reopened.graph.vertices_with("qualifiedName", "db.late") or ()] == ["late"]
+
+
+def test_a_graph_opened_from_columns_shares_the_strings_a_column_repeats() -> None:
+    graph = MemGraph()
+    graph.begin_changes()
+    previous = None
+    for n in range(4):
+        v = graph.add_vertex("table")
+        graph.add_vertex_property(v, "kind", "".join(["tab", "le"]))  # equal values, distinct objects
+        graph.add_vertex_property(v, "name", f"t{n}")
+        if previous is not None:
+            e = graph.add_edge("flowsTo", previous, v)
+            graph.set_edge_property(e, "strength", "".join(["str", "ong"]))
+            graph.set_edge_property(e, "weight", n)
+        previous = v
+    graph.commit_changes()
+    kinds = [v.props_of("kind")[0].value for v in graph.vertices.values()]
+    assert len({id(kind) for kind in kinds}) == 4
+    copy = MemGraph()
+    copy.import_state(
+        pickle.loads(pickle.dumps(graph.export_columns(), protocol=5))
+    )  # as a snapshot holds it
+    assert copy.export_state() == graph.export_state()
+    assert len({id(v.props_of("kind")[0].value) for v in copy.vertices.values()}) == 1
+    assert len({id(e.prop("strength")) for e in copy.edges.values()}) == 1
+    assert [v.props_of("name")[0].value for v in copy.vertices.values()] == ["t0", "t1", "t2", "t3"]
