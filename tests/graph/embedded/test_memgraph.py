@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import pickle
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from gremlin_python.structure.graph import Graph
 
 from lineage_platform.errors import ConstraintViolation
 from lineage_platform.graph.embedded.engine import EmbeddedGraph
-from lineage_platform.graph.embedded.memgraph import NOTHING, MemGraph
+from lineage_platform.graph.embedded.memgraph import NOTHING, EdgeRec, MemGraph, VertexPropRec, VertexRec
 from lineage_platform.graph.embedded.storage import DurableLog
 
 
@@ -357,3 +358,36 @@ def test_a_graph_opened_from_columns_shares_the_strings_a_column_repeats() -> No
     assert len({id(v.props_of("kind")[0].value) for v in copy.vertices.values()}) == 1
     assert len({id(e.prop("strength")) for e in copy.edges.values()}) == 1
     assert [v.props_of("name")[0].value for v in copy.vertices.values()] == ["t0", "t1", "t2", "t3"]
+
+
+def test_an_opened_store_is_frozen_and_dropping_its_elements_still_frees_them(tmp_path: Path) -> None:
+    g = GraphTraversalSource(Graph(), TraversalStrategies())
+    store = tmp_path / "graph"
+    with EmbeddedGraph(store, sync=False) as graph:
+        graph.execute(
+            g.add_v("table")
+            .property("name", "a")
+            .as_("a")
+            .add_v("table")
+            .property("name", "b")
+            .add_e("flowsTo")
+            .from_("a")
+            .bytecode
+        )
+    del graph  # its records carry the same ids
+    gc.collect()
+    opened = EmbeddedGraph(store, sync=False)
+    try:
+        assert gc.get_freeze_count() > 0  # the collector does not scan the opened graph
+        first = opened.execute(g.V().has("name", "a").id_().bytecode)[0].object
+        v = opened.graph.vertices[first]
+        watched = {(id(r), type(r), r.id) for r in (v, *v.all_props(), *v.out_e["flowsTo"])}
+        del v
+        opened.execute(g.V(first).drop().bytecode)  # with its property and its edge
+        gc.unfreeze()  # frozen objects are not listed; nothing is collected here
+        records = [o for o in gc.get_objects() if type(o) in (VertexRec, VertexPropRec, EdgeRec)]
+        assert not [o for o in records if (id(o), type(o), o.id) in watched]  # freed by reference counting
+        gc.freeze()
+    finally:
+        opened.close()
+    assert gc.get_freeze_count() == 0
