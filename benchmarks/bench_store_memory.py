@@ -17,8 +17,12 @@ masking). Each measure runs in a fresh process:
   the same with mergeE, ``--batch`` rows a traversal) on an ``EmbeddedGraph`` for the first ``--insert-elements``
   elements, vs upserting the same rows into dicts keyed the same way; per second of wall time and of CPU time, the
   best of three runs each.
-- open: ``EmbeddedGraph(path)`` of a store holding the graph (a snapshot plus N/1000 logged transactions), vs
-  ``pickle.load`` of the same rows from one file.
+- checkpoint: seconds to write the graph's snapshot (``MemGraph.export_columns()`` through
+  ``DurableLog.checkpoint``, synced) vs ``pickle.dump`` of the rows into one synced file.
+- breakdown (``--breakdown``): bytes per element of the opened store by what holds them (records, ids, values,
+  adjacency, maps and indexes; ``sys.getsizeof``, each object counted once).
+- open: ``EmbeddedGraph(path)`` of a store holding the graph (a snapshot as the engine writes it plus N/1000 logged
+  transactions), vs ``pickle.load`` of the same rows from one file.
 
     PYTHONPATH=. .venv/bin/python benchmarks/bench_store_memory.py                  # 300 tables, ~40k elements
     PYTHONPATH=. .venv/bin/python benchmarks/bench_store_memory.py --tables 8000    # ~1M elements
@@ -305,6 +309,33 @@ def child_insert(side: str, tables: int, runs: int, limit: int, batch: int) -> d
     return {"elements": len(vertices) + len(edges), "seconds": seconds, "cpu": cpu}
 
 
+def child_checkpoint(side: str, tables: int, runs: int) -> dict[str, float]:
+    """Seconds to write the graph's snapshot into a store (``DurableLog.checkpoint``, synced) or to pickle the
+    rows into one synced file."""
+    state = lineage_state(tables, runs)
+    count = elements(state)
+    work = Path(tempfile.mkdtemp(prefix="bench-checkpoint-"))
+    gc.collect()
+    gc.disable()
+    try:
+        if side == "graph":
+            graph = build_graph(state)
+            del state
+            with DurableLog(work / "store", sync=False) as log:
+                log.recover()
+                started = time.perf_counter()
+                log.checkpoint(graph.export_columns())
+        else:
+            started = time.perf_counter()
+            with (work / "rows.pickle").open("wb") as file:
+                pickle.dump(state, file, protocol=5)
+                file.flush()
+                os.fsync(file.fileno())
+        return {"elements": count, "seconds": time.perf_counter() - started}
+    finally:
+        shutil.rmtree(work)
+
+
 def child_open(side: str, path: str) -> dict[str, float]:
     """Seconds and RSS growth of opening the store (engine) or unpickling the same rows (baseline)."""
     gc.collect()
@@ -325,11 +356,70 @@ def child_open(side: str, path: str) -> dict[str, float]:
     return {"elements": count, "seconds": seconds, "rss": rss_bytes() - rss_before}
 
 
+def child_breakdown(_side: str, path: str) -> dict[str, float]:
+    """Bytes per element of the graph opened from the store, by what holds them (``sys.getsizeof``, each object
+    counted once, under the first kind that reaches it: vertices before edges)."""
+    graph = EmbeddedGraph(
+        path, unique=[(VertexLabel.TABLE, Key.QUALIFIED_NAME)], indexed=[Key.QUALIFIED_NAME]
+    ).graph
+    seen: set[int] = set()
+    sizes: dict[str, int] = dict.fromkeys(BREAKDOWN, 0)
+
+    def add(kind: str, obj: object) -> None:
+        if id(obj) not in seen:
+            seen.add(id(obj))
+            sizes[kind] += sys.getsizeof(obj)
+
+    for vid, v in graph.vertices.items():
+        add("vertex record", v)
+        add("vertex and edge ids", vid)
+        add("vertex property lists (VertexRec.vals)", v.vals)
+        for vp in v.all_props():
+            add("vertex property records", vp)
+            add("vertex property ids", vp.id)
+            add("vertex property values", vp.value)
+        for adjacency in (v.out_e, v.in_e):
+            add("adjacency dicts and lists", adjacency)
+            for edges in adjacency.values():
+                add("adjacency dicts and lists", edges)
+    for eid, e in graph.edges.items():
+        add("edge records", e)
+        add("vertex and edge ids", eid)
+        add("edge value tuples", e.vals)
+        for value in e.vals:
+            add("edge property values", value)
+    add("id maps, label and value indexes", graph.vertices)
+    add("id maps, label and value indexes", graph.edges)
+    for index in (*graph.vertices_by_label.values(), *graph.indexes.values()):
+        add("id maps, label and value indexes", index)
+        for bucket in index.values():
+            if type(bucket) is dict:
+                add("id maps, label and value indexes", bucket)
+    count = len(graph.vertices) + len(graph.edges)
+    return {kind: size / count for kind, size in sizes.items()}
+
+
+BREAKDOWN = (
+    "vertex property records",
+    "vertex property ids",
+    "vertex property values",
+    "vertex property lists (VertexRec.vals)",
+    "vertex record",
+    "edge records",
+    "edge value tuples",
+    "edge property values",
+    "adjacency dicts and lists",
+    "vertex and edge ids",
+    "id maps, label and value indexes",
+)
+
 CHILDREN: dict[str, Callable[..., dict[str, float]]] = {
     "memory": child_memory,
     "import": child_import,
     "insert": child_insert,
+    "checkpoint": child_checkpoint,
     "open": child_open,
+    "breakdown": child_breakdown,
 }
 
 
@@ -348,9 +438,12 @@ def write_stores(work: Path, tables: int, runs: int) -> tuple[Path, Path]:
     _version, next_id, vertex_rows, vprop_rows, edge_rows = state
     tail = max(1, elements(state) // 1000)
     head_edges, tail_edges = edge_rows[:-tail], edge_rows[-tail:]
+    graph = MemGraph()
+    graph.import_state((1, next_id, vertex_rows, vprop_rows, head_edges))
     with DurableLog(store, sync=False) as log:
         log.recover()
-        log.checkpoint((1, next_id, vertex_rows, vprop_rows, head_edges))
+        log.checkpoint(graph.export_columns())  # the snapshot the engine writes
+        del graph
         for eid, label, out_id, in_id, props in tail_edges:
             ops = [("addE", eid, label, out_id, in_id)] + [("setEP", eid, k, v) for k, v in props.items()]
             log.append(ops)
@@ -359,7 +452,10 @@ def write_stores(work: Path, tables: int, runs: int) -> tuple[Path, Path]:
     return store, rows_file
 
 
-def measure(tables: int, runs: int, insert_elements: int, batch: int) -> list[tuple[str, str, str, str]]:
+def measure(
+    tables: int, runs: int, insert_elements: int, batch: int, breakdown: bool = False
+) -> list[tuple[str, str, str, str]]:
+    """The table's rows; with ``breakdown``, then the bytes per element of the opened store by what holds them."""
     rows: list[tuple[str, str, str, str]] = []
     base, ours = run_child("memory", "dicts", tables, runs), run_child("memory", "graph", tables, runs)
     n = ours["elements"]
@@ -369,7 +465,12 @@ def measure(tables: int, runs: int, insert_elements: int, batch: int) -> list[tu
     base, ours = run_child("import", "dicts", tables, runs), run_child("import", "graph", tables, runs)
     b, o = base["elements"] / base["seconds"], ours["elements"] / ours["seconds"]
     rows.append(
-        ("import_state elements/s (vs building the dicts)", f"{b:,.0f}", f"{o:,.0f}", f"{o / b:.2f}x")
+        (
+            "import_state of the rows elements/s (vs building the dicts)",
+            f"{b:,.0f}",
+            f"{o:,.0f}",
+            f"{o / b:.2f}x",
+        )
     )
     base = run_child("insert", "dicts", tables, runs, insert_elements, batch)
     ours = run_child("insert", "graph", tables, runs, insert_elements, batch)
@@ -383,6 +484,18 @@ def measure(tables: int, runs: int, insert_elements: int, batch: int) -> list[tu
                 f"{o / b:.3f}x",
             )
         )
+    base, ours = (
+        run_child("checkpoint", "dicts", tables, runs),
+        run_child("checkpoint", "graph", tables, runs),
+    )
+    rows.append(
+        (
+            "checkpoint seconds, snapshot written (vs pickle.dump of the rows)",
+            f"{base['seconds']:.2f}",
+            f"{ours['seconds']:.2f}",
+            f"{ours['seconds'] / base['seconds']:.2f}x",
+        )
+    )
     work = Path(tempfile.mkdtemp(prefix="bench-store-memory-"))
     try:
         store, rows_file = write_stores(work, tables, runs)
@@ -407,6 +520,11 @@ def measure(tables: int, runs: int, insert_elements: int, batch: int) -> list[tu
                 "",
             )
         )
+        if breakdown:
+            parts = run_child("breakdown", "graph", store)
+            rows.append(("opened store by what holds it (sys.getsizeof), bytes/element", "", "", ""))
+            rows.extend((f"  {kind}", "", f"{size:,.1f}", "") for kind, size in parts.items())
+            rows.append(("  total", "", f"{sum(parts.values()):,.0f}", ""))
     finally:
         shutil.rmtree(work)
     return rows
@@ -422,6 +540,9 @@ def main() -> None:
     parser.add_argument(
         "--batch", type=int, default=500, help="rows per upsert traversal (the writer's batch)"
     )
+    parser.add_argument(
+        "--breakdown", action="store_true", help="also the opened store's bytes/element by what holds them"
+    )
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -436,7 +557,7 @@ def main() -> None:
     del state
     table = [
         ("measure", "plain dicts", "embedded graph", "graph / dicts"),
-        *measure(args.tables, args.runs, args.insert_elements, args.batch),
+        *measure(args.tables, args.runs, args.insert_elements, args.batch, args.breakdown),
     ]
     widths = [max(len(row[i]) for row in table) for i in range(4)]
     for row in table:

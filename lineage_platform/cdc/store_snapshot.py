@@ -15,13 +15,13 @@ from pathlib import Path
 from lineage_platform.cdc.errors import ChangeCaptureError
 from lineage_platform.cdc.events import ChangeEvent, LabelIndex, ops_to_events
 from lineage_platform.errors import StoreError
-from lineage_platform.graph.changes import ChangeFeed, MemGraph, read_snapshot
+from lineage_platform.graph.changes import ChangeFeed, MemGraph, read_snapshot, state_labels
 
 _ATTEMPTS = 5  # a concurrent checkpoint may delete the snapshot we listed; then list again
 
 
 def _newest_snapshot(store: Path) -> tuple[int, tuple | None]:
-    """``(scn, state)`` of the store's newest snapshot, or ``(0, None)`` for a store that has none yet."""
+    """``(scn, state)`` of the store's newest snapshot (a ``MemGraph`` snapshot state, version 1 or 2), or ``(0, None)`` for a store that has none yet."""
     if not store.is_dir():
         raise StoreError(f"no graph store at {store}", hint="pass the directory of an embedded graph store")
     for _ in range(_ATTEMPTS):
@@ -69,9 +69,9 @@ def labels_as_of(store: Path, after_scn: int) -> LabelIndex:
     scn, state = _newest_snapshot(store)
     labels = LabelIndex()
     if state is not None:
-        _version, _next_id, vertices, _vprops, edges = state
+        vertices, edges = state_labels(state)
         labels.add_vertices(vertices)
-        labels.add_edges((eid, label) for eid, label, *_ in edges)
+        labels.add_edges(edges)
     if scn < after_scn:
         for record_scn, ops in ChangeFeed(store).changes(scn):
             if record_scn > after_scn:

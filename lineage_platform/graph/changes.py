@@ -3,7 +3,7 @@
 A durable embedded store numbers its committed transactions by SCN in its log. :class:`ChangeFeed` is that log as a
 versioned change feed: ``changes(since_scn)`` yields the committed ``(scn, ops)`` after an SCN, continuing where the
 previous call stopped when asked again from the last SCN it yielded. ``MemGraph`` and ``read_snapshot`` rebuild the
-graph as of an SCN from the latest snapshot. All of it reads the store's files without its lock, so it follows a
+graph as of an SCN from the latest snapshot (``state_labels`` lists its element labels without rebuilding it). All of it reads the store's files without its lock, so it follows a
 store that `lineage graph serve` (or any other process) writes; nothing outside ``graph/`` imports the engine's
 modules directly.
 """
@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from os import PathLike
 from pathlib import Path
 
-from lineage_platform.graph.embedded.memgraph import MemGraph
+from lineage_platform.graph.embedded.memgraph import MemGraph, state_labels
 from lineage_platform.graph.embedded.storage import LogTail, oldest_retained_scn
 from lineage_platform.graph.embedded.storage_format import read_snapshot
 
-__all__ = ["ChangeFeed", "MemGraph", "read_snapshot"]
+__all__ = ["ChangeFeed", "MemGraph", "read_snapshot", "state_labels"]
 
 
 class ChangeFeed:

@@ -17,7 +17,11 @@ import datetime
 import decimal
 import sys
 import uuid
+from array import array
+from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from itertools import compress, repeat
+from operator import add, itemgetter
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -688,9 +692,154 @@ class MemGraph:
         ]
         return (1, self.next_id, vertices, vprops, edges)
 
+    def export_columns(self) -> tuple:
+        """The graph laid out by column, as the store's snapshots hold it (state version 2; opening a store
+        builds records by mapping over these lists rather than row by row)::
+
+            (2, next_id,
+             (vertex ids, label table, label codes),                  # every vertex, in insertion order
+             [(key set code, vertex ids, value columns, id columns)],  # vertices whose properties are plain
+             vertex property rows (vid, vpid, key, value, meta),      # the others' (as in version 1)
+             (edge ids, label table, label codes, out ids, in ids, key set table, key set codes,
+              [(key set code, edge positions, value columns)]),     # edges with properties, by key set
+             vertex key set table)
+
+        A plain vertex holds one value per key and no meta-properties; such vertices are grouped by their key
+        set, with one column of values per key, and one column of property ids per key, or None where every id
+        is the vertex id plus the key's position (1-based), as the engine numbers a new vertex's properties.
+        Codes and positions are ``array('I')``; columns of vertex ids in groups and of edge end ids are
+        ``array('q')`` when they hold only ints that fit (they are looked up, not kept). Equal strings of a column that repeats its values are one
+        object, so the snapshot stores each once and the graph opened from it shares them."""
+        vertices = list(self.vertices.values())
+        vertex_key_sets: dict[tuple[str, ...], int] = {}
+        members: dict[int, list[VertexRec]] = {}
+        rows: list[tuple] = []
+        for v in vertices:
+            if not v.keys:
+                continue
+            if all(type(found) is VertexPropRec and found.meta is None for found in v.vals):
+                code = vertex_key_sets.setdefault(v.keys, len(vertex_key_sets))
+                members.setdefault(code, []).append(v)
+            else:
+                rows.extend((v.id, vp.id, vp.key, vp.value, vp.meta) for vp in v.all_props())
+        groups = [(code, *_property_columns(group)) for code, group in members.items()]
+        edges = list(self.edges.values())
+        edge_key_sets, edge_key_codes = _coded([e.keys for e in edges])
+        edge_values = [e.vals for e in edges]
+        edge_groups = []
+        for code, keys in enumerate(edge_key_sets):
+            if keys:
+                positions = array("I", compress(range(len(edges)), map(code.__eq__, edge_key_codes)))
+                tuples = list(map(edge_values.__getitem__, positions))
+                columns = [_shared(list(map(itemgetter(at), tuples))) for at in range(len(keys))]
+                edge_groups.append((code, positions, columns))
+        return (
+            2,
+            self.next_id,
+            ([v.id for v in vertices], *_coded([v.label for v in vertices])),
+            groups,
+            rows,
+            (
+                [e.id for e in edges],
+                *_coded([e.label for e in edges]),
+                _ints([e.out_v.id for e in edges]),
+                _ints([e.in_v.id for e in edges]),
+                edge_key_sets,
+                edge_key_codes,
+                edge_groups,
+            ),
+            list(vertex_key_sets),
+        )
+
     def import_state(self, state: tuple) -> None:
-        """Load a snapshot made by :meth:`export_state` into this (empty) graph (the hot path of opening a store:
-        the general link methods are inlined here)."""
+        """Load a snapshot made by :meth:`export_state` (version 1, rows) or :meth:`export_columns` (version 2)
+        into this (empty) graph: the hot path of opening a store, so the general link methods are inlined."""
+        if state[0] == 2:
+            self._import_columns(state)
+        else:
+            self._import_rows(state)
+
+    def _import_columns(self, state: tuple) -> None:
+        _version, next_id, (vids, label_table, label_codes), groups, rows, edges, key_table = state
+        intern = sys.intern
+        labels = [intern(label) for label in label_table]
+        records = list(map(VertexRec, vids, map(labels.__getitem__, label_codes)))
+        by_id = self.vertices
+        by_id.update(zip(vids, records))
+        buckets = [self.vertices_by_label.setdefault(label, {}) for label in labels]
+        for vid, v, code in zip(vids, records, label_codes):
+            buckets[code][vid] = v
+        key_sets = [self.shared_keys(keys) for keys in key_table]
+        for code, group_ids, value_columns, id_columns in groups:
+            keys = key_sets[code]
+            group = list(map(by_id.__getitem__, group_ids))
+            props = []
+            for position, (key, values, ids) in enumerate(zip(keys, value_columns, id_columns), 1):
+                if ids is None:
+                    ids = map(add, group_ids, repeat(position))
+                props.append(map(VertexPropRec, ids, repeat(key), values, group))
+                if key in self.indexed_keys:
+                    self._index_all(key, values, group)
+            _set_each(group, "keys", repeat(keys))
+            _set_each(group, "vals", map(list, zip(*props)))
+        self._import_vertex_props(rows)
+        eids, label_table, label_codes, out_ids, in_ids, key_table, key_codes, edge_groups = edges
+        values: list[tuple[Any, ...]] = [()] * len(eids)
+        for _code, positions, columns in edge_groups:
+            _consume(map(values.__setitem__, positions, zip(*columns)))
+        labels = [intern(label) for label in label_table]
+        key_sets = [self.shared_keys(keys) for keys in key_table]
+        vertex = by_id.__getitem__
+        self._link_edges(
+            eids,
+            list(
+                map(
+                    EdgeRec,
+                    eids,
+                    map(labels.__getitem__, label_codes),
+                    map(vertex, out_ids),
+                    map(vertex, in_ids),
+                    map(key_sets.__getitem__, key_codes),
+                    values,
+                )
+            ),
+        )
+        self.next_id = max(self.next_id, next_id)
+
+    def _index_all(self, key: str, values: list[Any], group: list[VertexRec]) -> None:
+        """Index ``key`` = ``values[i]`` for ``group[i]``: in one update when the values are new and distinct."""
+        index = self.indexes[key]
+        found = dict(zip(values if set(map(type, values)) == {str} else map(index_key, values), group))
+        if len(found) == len(group) and index.keys().isdisjoint(found):
+            index.update(found)
+            return
+        for value, v in zip(values, group):
+            self._index(key, value, v)
+
+    def _link_edges(self, ids: list[Any], edges: list[EdgeRec]) -> None:
+        """Add new edges (``ids`` are theirs) to the edge map and their ends' adjacency, in order (the inlined
+        ``_link_edge``)."""
+        self.edges.update(zip(ids, edges))
+        for e in edges:
+            label = e.label
+            out_v = e.out_v
+            adjacency = out_v.out_e
+            if adjacency is NOTHING:
+                out_v.out_e = {label: [e]}
+            elif (bucket := adjacency.get(label)) is None:
+                adjacency[label] = [e]
+            else:
+                bucket.append(e)
+            in_v = e.in_v
+            adjacency = in_v.in_e
+            if adjacency is NOTHING:
+                in_v.in_e = {label: [e]}
+            elif (bucket := adjacency.get(label)) is None:
+                adjacency[label] = [e]
+            else:
+                bucket.append(e)
+
+    def _import_rows(self, state: tuple) -> None:
         _version, next_id, vertices, vprops, edges = state
         intern = sys.intern
         by_id = self.vertices
@@ -701,8 +850,28 @@ class MemGraph:
             if bucket is None:
                 bucket = by_label[v.label] = {}
             bucket[vid] = v
+        self._import_vertex_props(vprops)
+        key_tuples, shared_keys = self._key_tuples, self.shared_keys
+        new_edges = []
+        for eid, label, out_id, in_id, props in edges:
+            label = intern(label)
+            if props:
+                keys = tuple(props)
+                keys = key_tuples.get(keys) or shared_keys(keys)
+                new_edges.append(
+                    EdgeRec(eid, label, by_id[out_id], by_id[in_id], keys, tuple(props.values()))
+                )
+            else:
+                new_edges.append(EdgeRec(eid, label, by_id[out_id], by_id[in_id]))
+        self._link_edges([e.id for e in new_edges], new_edges)
+        self.next_id = max(self.next_id, next_id)
+
+    def _import_vertex_props(self, vprops: Iterable[tuple]) -> None:
+        """Add vertex property rows ``(vid, vpid, key, value, meta)`` of a snapshot, in order."""
+        intern = sys.intern
+        by_id = self.vertices
         indexed = self.indexed_keys
-        keys_plus, key_added, shared_keys = self._keys_plus, self._key_added, self.shared_keys
+        keys_plus, key_added = self._keys_plus, self._key_added
         for vid, vpid, key, value, meta in vprops:
             v = by_id[vid]
             vp = VertexPropRec(vpid, intern(key), value, v)
@@ -721,28 +890,73 @@ class MemGraph:
                 continue
             if key in indexed:
                 self._index(key, value, v)
-        all_edges, key_tuples = self.edges, self._key_tuples
-        for eid, label, out_id, in_id, props in edges:
-            out_v, in_v = by_id[out_id], by_id[in_id]
-            label = intern(label)
-            if props:
-                keys = tuple(props)
-                keys = key_tuples.get(keys) or shared_keys(keys)
-                e = all_edges[eid] = EdgeRec(eid, label, out_v, in_v, keys, tuple(props.values()))
-            else:
-                e = all_edges[eid] = EdgeRec(eid, label, out_v, in_v)
-            adjacency = out_v.out_e
-            if adjacency is NOTHING:
-                out_v.out_e = {label: [e]}
-            elif (bucket := adjacency.get(label)) is None:
-                adjacency[label] = [e]
-            else:
-                bucket.append(e)
-            adjacency = in_v.in_e
-            if adjacency is NOTHING:
-                in_v.in_e = {label: [e]}
-            elif (bucket := adjacency.get(label)) is None:
-                adjacency[label] = [e]
-            else:
-                bucket.append(e)
-        self.next_id = max(self.next_id, next_id)
+
+
+def state_labels(state: tuple) -> tuple[Iterable[tuple[Any, str]], Iterable[tuple[Any, str]]]:
+    """``(vertex id, label)`` and ``(edge id, label)`` pairs of a snapshot state (version 1 or 2)."""
+    if state[0] != 2:
+        _version, _next_id, vertices, _vprops, edges = state
+        return vertices, ((eid, label) for eid, label, *_ in edges)
+    vids, vertex_labels, vertex_codes = state[2]
+    eids, edge_labels, edge_codes = state[5][:3]
+    return (
+        zip(vids, map(vertex_labels.__getitem__, vertex_codes)),
+        zip(eids, map(edge_labels.__getitem__, edge_codes)),
+    )
+
+
+def _coded(items: list[Hashable]) -> tuple[list[Hashable], array]:
+    """``items`` as a table of the distinct ones and each item's position in it (an unsigned int array)."""
+    table: dict[Hashable, int] = {}
+    codes = array("I", [table.setdefault(item, len(table)) for item in items])
+    return list(table), codes
+
+
+def _property_columns(group: list[VertexRec]) -> tuple[list[Any], list[list[Any]], list[list[Any] | None]]:
+    """Vertex ids, value columns and property id columns (None where implied) of plain vertices sharing a key
+    set (see :meth:`MemGraph.export_columns`)."""
+    ids = [v.id for v in group]
+    values, prop_ids = [], []
+    for position in range(len(group[0].keys)):
+        props = [v.vals[position] for v in group]
+        values.append(_shared([vp.value for vp in props]))
+        column = [vp.id for vp in props]
+        prop_ids.append(None if _implied(column, ids, position + 1) else column)
+    return _ints(ids), values, prop_ids
+
+
+def _implied(prop_ids: list[Any], vertex_ids: list[Any], position: int) -> bool:
+    """True when every property id is an integer: its vertex's integer id plus ``position``."""
+    if set(map(type, prop_ids)) != {int} or set(map(type, vertex_ids)) != {int}:
+        return False
+    return prop_ids == list(map(add, vertex_ids, repeat(position)))
+
+
+def _ints(column: list[Any]) -> list[Any] | array:
+    """``column`` as an ``array('q')`` when it holds only ints that fit (stored as bytes: nothing to decode when
+    a snapshot is read); otherwise ``column`` itself."""
+    if set(map(type, column)) - {int}:
+        return column
+    try:
+        return array("q", column)
+    except OverflowError:
+        return column
+
+
+def _shared(column: list[Any]) -> list[Any]:
+    """``column`` with equal strings made one object, when it holds only strings and repeats them (at least
+    half of its values); otherwise ``column`` itself."""
+    if set(map(type, column)) != {str} or len(set(column)) * 2 > len(column):
+        return column
+    first: dict[str, str] = {}
+    return list(map(first.setdefault, column, column))
+
+
+def _consume(iterator: Iterator[Any]) -> None:
+    """Run ``iterator`` to its end (a loop in C), for its side effects."""
+    deque(iterator, maxlen=0)
+
+
+def _set_each(records: list[Any], attribute: str, values: Iterable[Any]) -> None:
+    """Set ``attribute`` of each record to the next of ``values``."""
+    _consume(map(setattr, records, repeat(attribute), values))

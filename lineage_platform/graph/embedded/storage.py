@@ -342,7 +342,8 @@ class DurableLog:
         return self._bytes_since_checkpoint > max(self._checkpoint_bytes, self._snapshot_size)
 
     def checkpoint(self, state: object) -> None:
-        """Atomically persist ``state`` (the graph after the last appended SCN) and start a new log segment.
+        """Atomically persist ``state`` (the graph after the last appended SCN, as ``MemGraph.export_columns()``
+        gives it) and start a new log segment.
 
         Does nothing when the newest snapshot already covers the last appended SCN.
         """

@@ -1,4 +1,4 @@
-"""On-disk format, version 1, of the embedded store's log segments and snapshots.
+"""On-disk format of the embedded store's log segments (version 1) and snapshots (version 2; version 1 is read).
 
 This module only encodes and decodes bytes; :mod:`.storage` decides which files exist and when they are
 written. All integers are little-endian.
@@ -15,6 +15,10 @@ the log is never mistaken for the end of it.
 Snapshot (``snapshot-<scn>.snap``)::
 
     magic b"LPGSNAP\\0" | version u16 | scn u64 | payload length u64 | payload crc32 u32 | pickled state
+
+The state is ``MemGraph.export_columns()`` in a version 2 snapshot (laid out by column, so that opening maps
+over lists instead of decoding and importing row by row) and ``MemGraph.export_state()`` (rows) in version 1;
+``MemGraph.import_state`` takes either.
 """
 
 from __future__ import annotations
@@ -30,7 +34,9 @@ from typing import BinaryIO
 from lineage_platform.errors import StoreCorruptError, StoreError
 from lineage_platform.gc_pause import gc_paused
 
-FORMAT_VERSION = 1
+SEGMENT_VERSION = 1
+SNAPSHOT_VERSION = 2
+_SNAPSHOT_VERSIONS_READ = (1, 2)
 PICKLE_PROTOCOL = 5
 
 SEGMENT_MAGIC = b"LPGWAL\0\0"
@@ -51,7 +57,7 @@ RESTORE_HINT = (
 
 def encode_segment_header(base_scn: int) -> bytes:
     """The fixed header that opens a log segment whose first record will carry ``base_scn``."""
-    head = _SEGMENT_HEADER.pack(SEGMENT_MAGIC, FORMAT_VERSION, base_scn)
+    head = _SEGMENT_HEADER.pack(SEGMENT_MAGIC, SEGMENT_VERSION, base_scn)
     return head + _SEGMENT_HEADER_CRC.pack(zlib.crc32(head))
 
 
@@ -67,10 +73,11 @@ def decode_ops(payload: bytes | memoryview) -> list[tuple]:
     return pickle.loads(payload)
 
 
-def _check_version(version: int, path: Path) -> None:
-    if version != FORMAT_VERSION:
+def _check_version(version: int, path: Path, readable: tuple[int, ...]) -> None:
+    if version not in readable:
+        known = " and ".join(map(str, readable))
         raise StoreError(
-            f"{path} uses store format version {version}; this lineage-platform reads version {FORMAT_VERSION}",
+            f"{path} uses store format version {version}; this lineage-platform reads version {known}",
             hint="open the store with the lineage-platform release that wrote it, or upgrade lineage-platform",
         )
 
@@ -90,7 +97,7 @@ def decode_segment_header(data: bytes | memoryview, path: Path) -> int:
         raise StoreCorruptError(
             f"{path}: log segment header checksum mismatch at offset 0", hint=RESTORE_HINT
         )
-    _check_version(version, path)
+    _check_version(version, path, (SEGMENT_VERSION,))
     return base_scn
 
 
@@ -177,11 +184,11 @@ class _ChecksummingWriter:
 
 def write_snapshot(file: BinaryIO, scn: int, state: object) -> None:
     """Write a snapshot of ``state`` taken at ``scn`` to a fresh, seekable binary file (not synced)."""
-    file.write(_SNAPSHOT_HEADER.pack(SNAPSHOT_MAGIC, FORMAT_VERSION, scn, 0, 0))
+    file.write(_SNAPSHOT_HEADER.pack(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, scn, 0, 0))
     writer = _ChecksummingWriter(file)
     pickle.dump(state, writer, protocol=PICKLE_PROTOCOL)
     file.seek(0)
-    file.write(_SNAPSHOT_HEADER.pack(SNAPSHOT_MAGIC, FORMAT_VERSION, scn, writer.size, writer.crc))
+    file.write(_SNAPSHOT_HEADER.pack(SNAPSHOT_MAGIC, SNAPSHOT_VERSION, scn, writer.size, writer.crc))
     file.seek(0, 2)
 
 
@@ -199,7 +206,7 @@ def read_snapshot(path: Path) -> tuple[int, object]:
         raise StoreCorruptError(
             f"{path} is not a lineage snapshot (bad magic at offset 0)", hint=RESTORE_HINT
         )
-    _check_version(version, path)
+    _check_version(version, path, _SNAPSHOT_VERSIONS_READ)
     payload = memoryview(data)[_SNAPSHOT_HEADER.size :]
     if len(payload) != length or zlib.crc32(payload) != crc:
         raise StoreCorruptError(

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import gc
+import pickle
 from pathlib import Path
 
+import pytest
 from gremlin_python.process.graph_traversal import GraphTraversalSource
 from gremlin_python.process.traversal import Cardinality, TraversalStrategies
 from gremlin_python.structure.graph import Graph
 
 from lineage_platform.errors import ConstraintViolation
 from lineage_platform.graph.embedded.engine import EmbeddedGraph
-from lineage_platform.graph.embedded.memgraph import MemGraph
+from lineage_platform.graph.embedded.memgraph import NOTHING, EdgeRec, MemGraph, VertexPropRec, VertexRec
+from lineage_platform.graph.embedded.storage import DurableLog
 
 
 def _snapshot(graph: MemGraph) -> tuple:
@@ -228,3 +232,162 @@ def test_properties_added_at_once_refuse_a_duplicate_unique_value() -> None:
         assert "db.taken" in str(exc)
     else:
         raise AssertionError("the duplicate qualifiedName was accepted")
+
+
+def _varied_graph() -> MemGraph:
+    """Vertices with plain properties (ids implied and not), several values of a key, meta-properties, string
+    ids, shared and distinct index values; edges with and without properties; dropped and changed elements."""
+    graph = MemGraph(unique=[("table", "qualifiedName")], indexed=["qualifiedName", "name"])
+    graph.begin_changes()
+    tables = []
+    for n in range(6):
+        t = graph.add_vertex("table")
+        graph.add_vertex_property(t, "qualifiedName", f"db.t{n}")
+        graph.add_vertex_property(t, "name", "orders" if n % 2 else f"t{n}")
+        tables.append(t)
+    graph.add_vertex_property(tables[1], "name", "again")  # a second value of a key
+    graph.drop_vertex_property(
+        tables[2].props_of("qualifiedName")[0]
+    )  # a changed property: new id, at the end
+    graph.add_vertex_property(tables[2], "qualifiedName", "db.t2")
+    named = graph.add_vertex("column", "col-a")
+    graph.add_vertex_property(named, "name", "orders", "vp-a")
+    graph.set_meta(graph.add_vertex_property(tables[3], "tag", "pii"), "source", "declared")
+    graph.drop_meta(graph.add_vertex_property(tables[4], "tag", "hr"), "none")
+    bare = graph.add_vertex("process")
+    graph.drop_vertex(graph.add_vertex("table"))
+    for out_v, in_v in (
+        (tables[0], tables[1]),
+        (tables[0], named),
+        (tables[1], tables[0]),
+        (bare, tables[0]),
+    ):
+        e = graph.add_edge("flowsTo", out_v, in_v)
+        graph.set_edge_property(e, "strength", "strong")
+    graph.add_edge("usedBy", tables[5], bare, "edge-x")
+    graph.drop_edge(graph.add_edge("usedBy", tables[0], bare))
+    graph.commit_changes()
+    return graph
+
+
+def test_columns_snapshot_round_trips_contents_order_adjacency_and_indexes() -> None:
+    graph = _varied_graph()
+    copy = MemGraph(unique=[("table", "qualifiedName")], indexed=["qualifiedName", "name"])
+    copy.import_state(graph.export_columns())
+    assert (
+        copy.export_state() == graph.export_state()
+    )  # same rows in the same order, ids and next_id included
+    assert list(copy.vertices_by_label) == list(graph.vertices_by_label)
+    for label, bucket in graph.vertices_by_label.items():
+        assert list(copy.vertices_by_label[label]) == list(bucket)
+    for vid, v in graph.vertices.items():
+        for direction in ("out_e", "in_e"):
+            mine, theirs = getattr(v, direction), getattr(copy.vertices[vid], direction)
+            assert {k: [e.id for e in es] for k, es in theirs.items()} == {
+                k: [e.id for e in es] for k, es in mine.items()
+            }
+            assert (theirs is NOTHING) == (mine is NOTHING)
+    for key in ("qualifiedName", "name"):
+        for value in ("db.t0", "db.t2", "orders", "again", "t4", "missing"):
+            assert sorted(map(repr, copy.vertices_with(key, value) or ())) == sorted(
+                map(repr, graph.vertices_with(key, value) or ())
+            )
+    tables = list(copy.vertices_by_label["table"].values())
+    assert tables[0].keys is tables[5].keys  # key tuples shared again after the import
+    with pytest.raises(ConstraintViolation):  # the unique index is live
+        copy.add_vertex_property(copy.add_vertex("table"), "qualifiedName", "db.t5")
+
+
+def test_columns_snapshot_stores_property_ids_only_where_they_are_not_implied() -> None:
+    graph = _varied_graph()
+    _version, _next_id, _vertices, groups, rows, _edges, key_sets = graph.export_columns()
+    by_keys = {key_sets[code]: id_columns for code, _ids, _values, id_columns in groups}
+    # tables 0 and 5 were made property by property: ids implied; table 2's re-added qualifiedName is not
+    assert by_keys[("qualifiedName", "name")] == [None, None]
+    assert by_keys[("name", "qualifiedName")][1] is not None
+    assert by_keys[("name",)] == [["vp-a"]]
+    assert {row[2] for row in rows} == {"qualifiedName", "name", "tag"}  # several values, or meta: rows
+
+
+def test_store_written_in_format_1_opens_and_is_rewritten_in_format_2(tmp_path: Path) -> None:
+    source = _varied_graph()
+    store = tmp_path / "graph"
+    with DurableLog(store, sync=False) as log:
+        log.recover()
+        log.checkpoint(source.export_state())
+        log.append([("addV", "late", "table"), ("addVP", "late", "late-q", "qualifiedName", "db.late")])
+    (snapshot,) = store.glob("snapshot-*.snap")
+    data = bytearray(snapshot.read_bytes())
+    data[8:10] = (1).to_bytes(2, "little")  # what releases before format 2 wrote: version 1, rows
+    snapshot.write_bytes(bytes(data))
+    options = {"unique": [("table", "qualifiedName")], "indexed": ["qualifiedName", "name"], "sync": False}
+    with EmbeddedGraph(store, **options) as opened:
+        assert opened.graph.export_state()[2:4] == (
+            source.export_state()[2] + [("late", "table")],
+            source.export_state()[3] + [("late", "late-q", "qualifiedName", "db.late", None)],
+        )
+        expected = opened.graph.export_state()
+    (snapshot,) = store.glob("snapshot-*.snap")
+    assert snapshot.read_bytes()[8:10] == (2).to_bytes(2, "little")
+    with EmbeddedGraph(store, **options) as reopened:
+        assert reopened.graph.export_state() == expected
+        assert [v.id for v in reopened.graph.vertices_with("qualifiedName", "db.late") or ()] == ["late"]
+
+
+def test_a_graph_opened_from_columns_shares_the_strings_a_column_repeats() -> None:
+    graph = MemGraph()
+    graph.begin_changes()
+    previous = None
+    for n in range(4):
+        v = graph.add_vertex("table")
+        graph.add_vertex_property(v, "kind", "".join(["tab", "le"]))  # equal values, distinct objects
+        graph.add_vertex_property(v, "name", f"t{n}")
+        if previous is not None:
+            e = graph.add_edge("flowsTo", previous, v)
+            graph.set_edge_property(e, "strength", "".join(["str", "ong"]))
+            graph.set_edge_property(e, "weight", n)
+        previous = v
+    graph.commit_changes()
+    kinds = [v.props_of("kind")[0].value for v in graph.vertices.values()]
+    assert len({id(kind) for kind in kinds}) == 4
+    copy = MemGraph()
+    copy.import_state(
+        pickle.loads(pickle.dumps(graph.export_columns(), protocol=5))
+    )  # as a snapshot holds it
+    assert copy.export_state() == graph.export_state()
+    assert len({id(v.props_of("kind")[0].value) for v in copy.vertices.values()}) == 1
+    assert len({id(e.prop("strength")) for e in copy.edges.values()}) == 1
+    assert [v.props_of("name")[0].value for v in copy.vertices.values()] == ["t0", "t1", "t2", "t3"]
+
+
+def test_an_opened_store_is_frozen_and_dropping_its_elements_still_frees_them(tmp_path: Path) -> None:
+    g = GraphTraversalSource(Graph(), TraversalStrategies())
+    store = tmp_path / "graph"
+    with EmbeddedGraph(store, sync=False) as graph:
+        graph.execute(
+            g.add_v("table")
+            .property("name", "a")
+            .as_("a")
+            .add_v("table")
+            .property("name", "b")
+            .add_e("flowsTo")
+            .from_("a")
+            .bytecode
+        )
+    del graph  # its records carry the same ids
+    gc.collect()
+    opened = EmbeddedGraph(store, sync=False)
+    try:
+        assert gc.get_freeze_count() > 0  # the collector does not scan the opened graph
+        first = opened.execute(g.V().has("name", "a").id_().bytecode)[0].object
+        v = opened.graph.vertices[first]
+        watched = {(id(r), type(r), r.id) for r in (v, *v.all_props(), *v.out_e["flowsTo"])}
+        del v
+        opened.execute(g.V(first).drop().bytecode)  # with its property and its edge
+        gc.unfreeze()  # frozen objects are not listed; nothing is collected here
+        records = [o for o in gc.get_objects() if type(o) in (VertexRec, VertexPropRec, EdgeRec)]
+        assert not [o for o in records if (id(o), type(o), o.id) in watched]  # freed by reference counting
+        gc.freeze()
+    finally:
+        opened.close()
+    assert gc.get_freeze_count() == 0

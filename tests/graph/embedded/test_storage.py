@@ -218,6 +218,27 @@ def test_unknown_format_version_is_a_clear_error(tmp_path: Path) -> None:
     assert "upgrade" in caught.value.hint
 
 
+def test_snapshot_of_an_unknown_format_version_is_a_clear_error(tmp_path: Path) -> None:
+    with DurableLog(tmp_path) as store:
+        store.recover()
+        store.append(tx(1))
+        store.checkpoint("one")
+    (snapshot,) = tmp_path.glob("snapshot-*.snap")
+    data = bytearray(snapshot.read_bytes())
+    assert data[8:10] == (2).to_bytes(2, "little")  # snapshots are written in format 2
+    data[8:10] = (3).to_bytes(2, "little")
+    snapshot.write_bytes(bytes(data))
+    with (
+        pytest.raises(
+            StoreError, match="format version 3; this lineage-platform reads version 1 and 2"
+        ) as caught,
+        DurableLog(tmp_path) as store,
+    ):
+        store.recover()
+    assert not isinstance(caught.value, StoreCorruptError)
+    assert "upgrade" in caught.value.hint
+
+
 def test_missing_segment_is_reported(tmp_path: Path) -> None:
     with DurableLog(tmp_path, retain_bytes=0) as store:
         store.recover()
