@@ -48,16 +48,30 @@ def _labels(call: StepCall) -> tuple[str, ...]:
     return tuple(call.args)
 
 
+def edges_of(source: EdgeSource, obj: object, step_name: str) -> Iterable[EdgeRec]:
+    """``source``'s edges of ``obj``; a clear error when ``obj`` is no vertex."""
+    try:
+        return source(obj)  # type: ignore[arg-type]
+    except AttributeError:
+        raise not_a_vertex(step_name, obj) from None
+
+
+def adjacent_sources(name: str, labels: tuple[str, ...], snapshot: bool) -> list[tuple[EdgeSource, str]]:
+    """(edges of a vertex, the attribute naming the far end) for each direction ``name`` (out/in/both) walks."""
+    sources = []
+    if name in ("out", "both"):
+        sources.append((edge_source("out_e", labels, snapshot), "in_v"))
+    if name in ("in", "both"):
+        sources.append((edge_source("in_e", labels, snapshot), "out_v"))
+    return sources
+
+
 @step("out", "in", "both")
 def compile_adjacent(call: StepCall, c: Compiler) -> StepFn:
     """Adjacent vertices."""
     labels = _labels(call)
     check_cancelled = c.check_cancelled
-    sources = []
-    if call.name in ("out", "both"):
-        sources.append((edge_source("out_e", labels, c.mutating), "in_v"))
-    if call.name in ("in", "both"):
-        sources.append((edge_source("in_e", labels, c.mutating), "out_v"))
+    sources = adjacent_sources(call.name, labels, c.mutating)
     if len(sources) == 1 and sources[0][1] == "in_v":
         out_edges = sources[0][0]
 
@@ -91,11 +105,7 @@ def compile_adjacent(call: StepCall, c: Compiler) -> StepFn:
         for t in travs:
             check_cancelled()
             for source, end in sources:
-                try:
-                    edges = source(t.obj)
-                except AttributeError:
-                    raise not_a_vertex(call.name, t.obj) from None
-                for e in edges:
+                for e in edges_of(source, t.obj, call.name):
                     yield t.split(getattr(e, end))
 
     return run_both

@@ -35,7 +35,7 @@ from lineage_platform.errors import UnsupportedStepError
 from lineage_platform.graph.embedded.memgraph import VertexPropRec
 from lineage_platform.graph.embedded.pipeline import Compiler, StepFn, Trav, step
 from lineage_platform.graph.embedded.step_calls import StepCall, as_bytecode
-from lineage_platform.graph.embedded.steps_navigation import edge_source, not_a_vertex
+from lineage_platform.graph.embedded.steps_navigation import adjacent_sources, edges_of
 
 VIEW_STRATEGIES = frozenset({"SubgraphStrategy", "PartitionStrategy"})
 VERTEX_STEPS = frozenset({"V", "out", "in", "both", "outV", "inV", "bothV", "otherV"})
@@ -179,11 +179,7 @@ def compile_view_adjacent(call: StepCall, c: Compiler) -> StepFn:
     """out()/in()/both() over the edges that pass the view's edge criterion, each edge on the path before the
     vertex it leads to."""
     name, labels, criterion = call.args
-    sources = []
-    if name in ("out", "both"):
-        sources.append((edge_source("out_e", labels, c.mutating), "in_v"))
-    if name in ("in", "both"):
-        sources.append((edge_source("in_e", labels, c.mutating), "out_v"))
+    sources = adjacent_sources(name, labels, c.mutating)
     passes = c.sub(criterion, name)
     check_cancelled = c.check_cancelled
 
@@ -191,11 +187,7 @@ def compile_view_adjacent(call: StepCall, c: Compiler) -> StepFn:
         for t in travs:
             check_cancelled()
             for source, end in sources:
-                try:
-                    edges = source(t.obj)
-                except AttributeError:
-                    raise not_a_vertex(name, t.obj) from None
-                for e in edges:
+                for e in edges_of(source, t.obj, name):
                     if passes.has_result(t.replace(e)):
                         yield t.split(e).split(getattr(e, end))
 

@@ -16,6 +16,18 @@ from lineage_platform.graph.embedded.engine import EmbeddedGraph
 from lineage_platform.graph.embedded.memgraph import NOTHING, EdgeRec, MemGraph, VertexPropRec, VertexRec
 from lineage_platform.graph.embedded.storage import DurableLog
 
+_TWO_TABLES_AND_A_FLOW = (
+    GraphTraversalSource(Graph(), TraversalStrategies())
+    .add_v("table")
+    .property("name", "a")
+    .as_("a")
+    .add_v("table")
+    .property("name", "b")
+    .add_e("flowsTo")
+    .from_("a")
+    .bytecode
+)
+
 
 def _snapshot(graph: MemGraph) -> tuple:
     """The graph's contents (vertices, vertex properties, edges) without the id counter."""
@@ -79,16 +91,7 @@ def test_durable_graph_survives_reopen(tmp_path: Path) -> None:
     g = GraphTraversalSource(Graph(), TraversalStrategies())
     store = tmp_path / "graph"
     with EmbeddedGraph(store, indexed=["name"], sync=False) as graph:
-        graph.execute(
-            g.add_v("table")
-            .property("name", "a")
-            .as_("a")
-            .add_v("table")
-            .property("name", "b")
-            .add_e("flowsTo")
-            .from_("a")
-            .bytecode
-        )
+        graph.execute(_TWO_TABLES_AND_A_FLOW)
         graph.execute(g.V().has("name", "b").property(Cardinality.list_, "tag", "pii").bytecode)
         tx = graph.begin()
         graph.execute(g.V().drop().bytecode, tx)
@@ -364,16 +367,7 @@ def test_an_opened_store_is_frozen_and_dropping_its_elements_still_frees_them(tm
     g = GraphTraversalSource(Graph(), TraversalStrategies())
     store = tmp_path / "graph"
     with EmbeddedGraph(store, sync=False) as graph:
-        graph.execute(
-            g.add_v("table")
-            .property("name", "a")
-            .as_("a")
-            .add_v("table")
-            .property("name", "b")
-            .add_e("flowsTo")
-            .from_("a")
-            .bytecode
-        )
+        graph.execute(_TWO_TABLES_AND_A_FLOW)
     del graph  # its records carry the same ids
     gc.collect()
     opened = EmbeddedGraph(store, sync=False)
