@@ -94,3 +94,8 @@ def test_a_pattern_no_label_can_start_is_a_clear_error() -> None:
         TraversalError, match=r"no pattern can start, the labels \['w', 'z'\] are never bound"
     ):
         unsolvable.to_list()
+
+
+def test_a_match_without_patterns_is_a_clear_error() -> None:
+    with pytest.raises(TraversalError, match="match\\(\\) needs at least one pattern"):
+        connect("memory:").inject(1).match().to_list()

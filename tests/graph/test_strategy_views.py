@@ -8,6 +8,8 @@ from gremlin_python.process.graph_traversal import __
 from gremlin_python.process.strategies import PartitionStrategy, SubgraphStrategy
 from gremlin_python.process.traversal import P, TextP
 
+from lineage_platform.errors import TraversalError
+from lineage_platform.graph import connect, disconnect
 from lineage_platform.graph.embedded.strategy_views import View, view_of
 from lineage_platform.graph.writer import LineageWriter
 from tests.lineage_samples import NAME, PROFILE
@@ -82,8 +84,6 @@ def test_the_view_applies_inside_nested_traversals_and_repeats(g) -> None:
 def open_g(request, monkeypatch):
     """A fresh graph without the lineage schema (JanusGraph's would refuse the partition key)."""
     monkeypatch.setenv("LINEAGE_GRAPH_SCHEMA", "open")
-    from lineage_platform.graph import connect, disconnect
-
     if request.param == "tinkergraph":
         source = connect(request.getfixturevalue("tinkerpop_url"))
         source.V().drop().iterate()
@@ -165,3 +165,16 @@ def test_views_and_plain_traversals_of_one_shape_do_not_share_compiled_pipelines
     assert reached == [1, 0, 1, 0, 1]
     criterion_shaped = __.has(NAME, P.neq("dws.profile.name"))  # the view's criterion, as a user's own filter
     assert hidden.V().has_label("column").filter_(criterion_shaped).count().next() == 6
+
+
+def test_views_given_what_is_not_a_traversal_or_no_write_partition_are_clear_errors() -> None:
+    g = connect("memory:")
+    with pytest.raises(TraversalError, match="SubgraphStrategy vertices must be a traversal, got 'name'"):
+        g.with_strategies(SubgraphStrategy(vertices="name")).V().to_list()
+    with pytest.raises(TraversalError, match="vertexProperties must be a traversal"):
+        g.with_strategies(SubgraphStrategy(vertex_properties=5)).V().to_list()
+    read_only = g.with_strategies(PartitionStrategy(partition_key="tenant", read_partitions="a"))
+    assert read_only.V().to_list() == []  # one partition named as a string reads it
+    with pytest.raises(TraversalError, match=r"addV\(\) under PartitionStrategy needs a writePartition"):
+        read_only.add_v("table").iterate()
+    assert g.V().count().next() == 0

@@ -157,6 +157,10 @@ def _walk(patterns: list[_Pattern]) -> Iterator[_Pattern]:
 @step("match")
 def compile_match(call: StepCall, c: Compiler) -> StepFn:
     """match(patterns...): one traverser per complete set of label bindings, its object the map of them."""
+    if not call.args:
+        raise TraversalError(
+            "match() needs at least one pattern", hint='write match(__.as("a").out().as("b"))'
+        )
     patterns = [p for arg in call.args for p in _parse(arg, c)]
     start = _start_label(patterns)
     labels = list(

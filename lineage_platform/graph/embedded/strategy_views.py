@@ -31,7 +31,7 @@ from typing import Any
 from gremlin_python.process.graph_traversal import __
 from gremlin_python.process.traversal import Bytecode, Merge, P
 
-from lineage_platform.errors import UnsupportedStepError
+from lineage_platform.errors import TraversalError, UnsupportedStepError
 from lineage_platform.graph.embedded.memgraph import VertexPropRec
 from lineage_platform.graph.embedded.pipeline import Compiler, StepFn, Trav, step
 from lineage_platform.graph.embedded.step_calls import StepCall, as_bytecode
@@ -93,6 +93,11 @@ class View:
         if self.partition is None or call.name not in ("addV", "addE", "mergeV", "mergeE"):
             return [call]
         key, write, reads = self.partition
+        if write is None:
+            raise TraversalError(
+                f"{call.name}() under PartitionStrategy needs a writePartition",
+                hint="give write_partition='...' to PartitionStrategy to write through it",
+            )
         if call.name in ("addV", "addE"):
             return [call, StepCall("property", [key, write])]
         if reads != {write}:
@@ -137,15 +142,21 @@ def view_of(strategy_name: str, configuration: dict[str, Any]) -> View:
             raise UnsupportedStepError(
                 "PartitionStrategy needs a partitionKey", hint="give partition_key='...' to PartitionStrategy"
             )
-        reads = list(configuration.get("readPartitions") or [])
+        given = configuration.get("readPartitions") or []
+        reads = [given] if isinstance(given, str) else given
+        if not isinstance(reads, (list, tuple, set, frozenset)):
+            raise TraversalError(
+                f"PartitionStrategy readPartitions must be a list of partitions, got {given!r}",
+                hint="give read_partitions=['a', 'b'] to PartitionStrategy",
+            )
         within = __.has(key, P.within(*reads)).bytecode
         partition = (key, configuration.get("writePartition"), frozenset(reads))
         meta = bool(configuration.get("includeMetaProperties"))
         return View(
             vertices=within, edges=within, vertex_properties=within if meta else None, partition=partition
         )
-    vertices = as_bytecode(configuration.get("vertices"))
-    edges = crossed = as_bytecode(configuration.get("edges"))
+    vertices = _criterion(configuration, "vertices")
+    edges = crossed = _criterion(configuration, "edges")
     # gremlinpython 3.7 sends check_adjacent_vertices as "checkAdjacentProperties", which Gremlin Server ignores;
     # so does the engine (the same traversal gives the same answer everywhere)
     check = configuration.get("checkAdjacentVertices", True)
@@ -153,8 +164,22 @@ def view_of(strategy_name: str, configuration: dict[str, Any]) -> View:
         ends = [__.in_v().filter_(vertices), __.out_v().filter_(vertices)]
         edges = (__.and_(*ends) if edges is None else __.and_(edges, *ends)).bytecode
     return View(
-        vertices, edges, as_bytecode(configuration.get("vertexProperties")), cross_edges=crossed is not None
+        vertices, edges, _criterion(configuration, "vertexProperties"), cross_edges=crossed is not None
     )
+
+
+def _criterion(configuration: dict[str, Any], name: str) -> Bytecode | None:
+    """SubgraphStrategy's ``name`` criterion as bytecode (None when not given); anything but a traversal is refused."""
+    value = configuration.get(name)
+    if value is None:
+        return None
+    bytecode = as_bytecode(value)
+    if bytecode is None:
+        raise TraversalError(
+            f"SubgraphStrategy {name} must be a traversal, got {value!r}",
+            hint=f"give SubgraphStrategy({name}=__.has(...)) a filter traversal",
+        )
+    return bytecode
 
 
 def nested_bytecodes(bytecode: Bytecode) -> Iterator[Bytecode]:
