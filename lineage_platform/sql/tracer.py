@@ -173,14 +173,15 @@ class Tracer:
             if expression.args.get("by_name"):  # UNION [ALL] BY NAME / CORRESPONDING: branches match by name
                 return [f for child in children for f in self._output_by_name(child, expression, position)]
             return [f for child in children for f in self.output_at(child, position)]
-        if isinstance(expression, exp.Lateral):
+        if isinstance(expression, (exp.Lateral, exp.TableFromRows)):
             inner = self._lateral_query(scope)
             if inner is not None:
                 return self.output_at(inner, position)
             names = _udtf_names(expression)
             if tuple(names) == FLATTEN_COLUMNS:
                 return self._udtf_column(scope, expression, names[position])
-            return self._udtf_output(scope, expression, position)
+            if isinstance(expression, exp.Lateral):
+                return self._udtf_output(scope, expression, position)
         if isinstance(expression, exp.Unnest):
             return self._unnest_output(scope, expression, position)
         if isinstance(expression, exp.Select):
@@ -669,6 +670,8 @@ def _udtf_names(udtf: exp.Expr) -> list[str]:
     then the ``WITH OFFSET AS`` column."""
     alias = udtf.args.get("alias")
     names = [c.name.lower() for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
+    if not names and isinstance(udtf, exp.TableFromRows) and isinstance(udtf.this, exp.Explode):
+        return list(FLATTEN_COLUMNS)  # Snowflake TABLE(FLATTEN(…)): sqlglot names them only after LATERAL
     offset = udtf.args.get("offset")
     if isinstance(offset, exp.Expr) and offset.name:
         names.append(offset.name.lower())

@@ -541,6 +541,22 @@ def test_a_cte_over_a_table_function_keeps_the_columns_its_reader_names_without_
     }
 
 
+def test_table_flatten_has_flattens_columns_so_bare_columns_come_from_the_other_source() -> None:
+    # TABLE(FLATTEN(…)) without LATERAL (dbt-generated Snowflake): its columns are FLATTEN's fixed six
+    sql = (
+        "CREATE TABLE mart.tags AS SELECT post_id, to_varchar(t.value) AS tag, t.index AS pos, seq AS n "
+        "FROM raw.posts AS p CROSS JOIN TABLE(FLATTEN(tags)) AS t WHERE tags IS NOT NULL"
+    )
+    [record] = extract_lineage(sql, dialect="snowflake")
+    assert not record.errors
+    assert _strong(record) == {
+        ("raw.posts.post_id", "mart.tags.post_id"),
+        ("raw.posts.tags", "mart.tags.tag"),
+        ("raw.posts.tags", "mart.tags.pos"),
+    }
+    assert _weak(record) == {("raw.posts.tags", "mart.tags")}
+
+
 def test_a_star_over_ctes_that_name_their_columns_is_written_out_without_a_schema() -> None:
     script = (
         "CREATE TABLE mart.lines AS WITH src AS (SELECT doc_id AS id, item.value AS line "
