@@ -50,6 +50,13 @@ _UNLOAD = re.compile(
     r"^\s*UNLOAD\s*\(\s*'(?P<query>(?:[^']|'')*)'\s*\)\s*TO\s*'(?P<path>[^']*)'", re.I | re.S
 )
 """Redshift's ``UNLOAD ('SELECT …') TO 's3://…' …``: the quoted query exported to the path."""
+_DYNAMIC_SQL = re.compile(
+    r"^\s*EXEC(?:UTE)?\s*(?:\(\s*N?'(?P<exec>(?:[^']|'')*)'\s*\)|(?:sys\.)?sp_executesql\s+N?'(?P<sp>(?:[^']|'')*)'"
+    r"|IMMEDIATE\s+'(?P<immediate>(?:[^']|'')*)')\s*;?\s*$",
+    re.I | re.S,
+)
+"""Dynamic SQL given as one string literal: T-SQL ``EXEC('…')`` / ``EXEC sp_executesql N'…'`` (dbt-sqlserver
+creates its views this way), ``EXECUTE IMMEDIATE '…'`` (Snowflake, BigQuery, Oracle): the statement inside runs."""
 _HIVE_COMMANDS = {
     "EXPORT": re.compile(rf"^\s*EXPORT\s+TABLE\s+{_TABLE_NAME}\s+TO\s+{_PATH}", re.I | re.S),
     "IMPORT": re.compile(
@@ -76,7 +83,8 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
     """Parse one statement; Hive ``EXPORT``/``IMPORT`` become a ``Command`` holding (table, path),
     ``ALTER TABLE t EXCHANGE PARTITION (…) WITH TABLE s`` one named ``EXCHANGE`` holding (t, s), T-SQL
     ``BULK INSERT t FROM 'file'`` a ``LoadData`` like Hive's ``LOAD DATA INPATH``, Redshift ``UNLOAD ('query') TO
-    'path'`` an ``Export`` like BigQuery's ``EXPORT DATA``.
+    'path'`` an ``Export`` like BigQuery's ``EXPORT DATA``; dynamic SQL held in one string literal
+    (``EXEC('…')``, ``EXECUTE IMMEDIATE '…'``) is the statement inside.
 
     ``SET`` statements are not parsed (Hive's ``SET a.b=c`` is not SQL): they become an empty ``Set``.
 
@@ -86,6 +94,10 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
     """
     if _SET.match(text):
         return exp.Set(expressions=[])
+    dynamic = _DYNAMIC_SQL.match(text)
+    if dynamic is not None:
+        inner = next(group for group in dynamic.groups() if group is not None)
+        return parse_statement(inner.replace("''", "'"), dialect)
     command = _hive_command(text, dialect)
     if command is not None:
         return command

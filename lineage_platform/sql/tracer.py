@@ -125,6 +125,7 @@ class Tracer:
         )
         self._scopes: dict[int, Scope] = {id(s.expression): s for s in root.traverse()}
         self._outputs: dict[tuple[int, int], list[Flow]] = {}
+        self._reading_arguments: set[int] = set()  # table functions whose arguments are being traced
 
     # outputs ---------------------------------------------------------------------------------------------
     def output_at(self, scope: Scope, position: int) -> list[Flow]:
@@ -276,7 +277,14 @@ class Tracer:
             )
             return self.flows(scope, function.this, Usage().keyed(key) if key else Usage().transformed())
         usage = Usage().transformed()
-        return [f for argument in function_arguments(function) for f in self.flows(scope, argument, usage)]
+        # an argument never reads the function's own columns (T-SQL `FROM OPENJSON([value])`: the outer value)
+        self._reading_arguments.add(id(function.parent))
+        try:
+            return [
+                f for argument in function_arguments(function) for f in self.flows(scope, argument, usage)
+            ]
+        finally:
+            self._reading_arguments.discard(id(function.parent))
 
     def _udtf_column(self, scope: Scope, udtf: exp.Expr, name: str) -> list[Flow]:
         """Column ``name`` of a table function by name: every argument, transformed (FLATTEN's ``key``, ``path``
@@ -512,7 +520,11 @@ class Tracer:
         current: Scope | None = scope
         inner: Scope | None = None
         while current is not None:
-            sources = {alias: source for alias, source in _selected(current).items() if source is not inner}
+            sources = {
+                alias: source
+                for alias, source in _selected(current).items()
+                if source is not inner and id(source) not in self._reading_arguments
+            }
             if among is not None and current is scope:
                 sources = {alias: source for alias, source in sources.items() if alias.lower() in among}
             candidates = [alias for alias, source in sources.items() if self._may_provide(source, name)]

@@ -714,3 +714,19 @@ def test_scheduler_placeholders_are_variables() -> None:
     assert [d.name for d in known.outputs] == ["mart.daily"]
     assert _weak(known) == {("ods.pay.ds", "mart.daily"), ("ods.pay.amt", "mart.daily")}
     assert not known.errors
+
+
+def test_a_table_functions_argument_never_reads_that_functions_own_columns() -> None:
+    # dbt-sqlserver flattening: the inner OPENJSON([value]) reads the value of the OPENJSON around it
+    sql = (
+        "CREATE VIEW stage.v_items AS SELECT o.id, items.[value] AS item FROM raw.orders AS o "
+        "CROSS APPLY (SELECT [value] = CASE WHEN [type] = 4 THEN (SELECT [value] FROM OPENJSON([value])) "
+        "ELSE [value] END FROM OPENJSON(o.payload)) AS items"
+    )
+    [record] = extract_lineage(sql, dialect="tsql")
+    assert not record.errors
+    assert _strong(record) == {
+        ("raw.orders.id", "stage.v_items.id"),
+        ("raw.orders.payload", "stage.v_items.item"),
+    }
+    assert _weak(record) == {("raw.orders.payload", "stage.v_items")}

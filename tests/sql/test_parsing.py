@@ -85,3 +85,32 @@ def test_a_statement_that_breaks_sqlglots_parser_is_a_parse_issue_not_an_excepti
     assert [r.errors[0].kind for r in records[:1]] == ["parse"]
     assert "sqlglot could not parse" in records[0].errors[0].message
     assert records[-1].operation == "SELECT" and not records[-1].errors
+
+
+def _edges(record) -> set[tuple[str, str, str]]:
+    return {(e.source, e.target, e.strength) for e in record.column_edges}
+
+
+def test_dynamic_sql_in_one_string_literal_is_the_statement_inside() -> None:
+    # dbt-sqlserver creates its views through EXEC('…'), quotes inside doubled
+    script = (
+        "EXEC('CREATE VIEW stage.v_fx AS SELECT ccy, rate * 100 AS pct FROM raw.fx WHERE src = ''ecb''');\n"
+        "EXEC sp_executesql N'INSERT INTO mart.fx (ccy, pct) SELECT ccy, pct FROM stage.v_fx'"
+    )
+    view, insert = extract_lineage(script, dialect="tsql")
+    assert (view.operation, insert.operation) == ("CREATE_VIEW", "INSERT")
+    assert not view.errors and not insert.errors
+    assert _edges(insert) == {
+        ("raw.fx.ccy", "mart.fx.ccy", "strong"),
+        ("raw.fx.rate", "mart.fx.pct", "strong"),
+        ("raw.fx.src", "mart.fx", "weak"),
+    }
+    [immediate] = extract_lineage(
+        "EXECUTE IMMEDIATE 'INSERT INTO mart.n SELECT id FROM raw.n WHERE k = ''a'''", dialect="snowflake"
+    )
+    assert _edges(immediate) == {("raw.n.id", "mart.n.id", "strong"), ("raw.n.k", "mart.n", "weak")}
+
+
+def test_a_string_built_at_run_time_stays_an_unanalysed_command() -> None:
+    [record] = extract_lineage("EXEC('INSERT INTO mart.n SELECT id FROM ' + @source)", dialect="tsql")
+    assert record.operation == "OTHER" and not record.column_edges
