@@ -372,6 +372,9 @@ class Tracer:
             return self.flows(scope, node.this, usage.keyed(_json_path(node.expression)))
         if isinstance(node, exp.Bracket):
             return self._bracket(scope, node, usage)
+        if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Func):
+            # a schema-qualified function call (`db.sch.fn(x)`, T-SQL `dbo.fn(x)`): the qualifier names no value
+            return self.flows(scope, node.expression, usage)
         if isinstance(node, exp.Dot):
             return self.flows(scope, node.this, usage.keyed(_as_key_path(node.expression.name)))
         if isinstance(node, exp.Func) and not _is_operator(node):
@@ -430,6 +433,10 @@ class Tracer:
             clause = expression.args.get(key)
             if clause is not None:
                 found.extend(self.flows(scope, clause, Usage().weak(transform)))  # type: ignore[arg-type]
+        group = expression.args.get("group")
+        if isinstance(group, exp.Group) and group.args.get("all"):
+            for projection in self._grouped_by_all(expression):
+                found.extend(self.flows(scope, projection, Usage().weak("GROUP_BY")))
         for pivot in scope.pivots if isinstance(expression, exp.Select) else ():
             if not pivot.args.get("unpivot"):  # the columns a PIVOT keeps are grouped by, implicitly
                 source = pivot.parent.alias_or_name if pivot.parent is not None else ""
@@ -604,6 +611,24 @@ class Tracer:
             return self.flows(scope, node.this, usage.keyed(path))
         inner = usage.transformed()
         return self.flows(scope, node.this, inner) + [f for k in keys for f in self.flows(scope, k, inner)]
+
+    def _grouped_by_all(self, select: exp.Select) -> list[exp.Expr]:
+        """The select-list expressions ``GROUP BY ALL`` groups by (Snowflake, Databricks, BigQuery, DuckDB):
+        those holding no aggregate (built-in or declared by a rule) and no window function."""
+
+        def aggregates(node: exp.Expr) -> bool:
+            if isinstance(node, exp.Window):
+                return True
+            if not isinstance(node, exp.Func):
+                return False
+            rule = self.rules.get(function_name(node))
+            return (
+                rule.aggregate
+                if rule is not None and rule.aggregate is not None
+                else isinstance(node, exp.AggFunc)
+            )
+
+        return [p for p in projections(select) if not any(aggregates(n) for n in p.walk())]
 
     def _function(self, scope: Scope, node: exp.Func, usage: Usage) -> list[Flow]:
         rule = self.rules.get(function_name(node), FunctionRule())

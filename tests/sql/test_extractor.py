@@ -730,3 +730,30 @@ def test_a_table_functions_argument_never_reads_that_functions_own_columns() -> 
         ("raw.orders.payload", "stage.v_items.item"),
     }
     assert _weak(record) == {("raw.orders.payload", "stage.v_items")}
+
+
+def test_group_by_all_groups_by_every_select_expression_without_an_aggregate() -> None:
+    sql = (
+        "INSERT INTO mart.daily (shop, day, revenue, label, rank_in_shop) "
+        "SELECT s.shop_id, DATE_TRUNC('day', s.sold_at), SUM(s.amount), 'sales', "
+        "RANK() OVER (ORDER BY SUM(s.amount)) FROM raw.sales AS s GROUP BY ALL"
+    )
+    [record] = extract_lineage(sql, dialect="snowflake")
+    grouped = {e.source for e in record.column_edges if e.transform == "GROUP_BY"}
+    assert grouped == {"raw.sales.shop_id", "raw.sales.sold_at"}
+    assert ("raw.sales.amount", "mart.daily.revenue") in _strong(record)
+
+
+def test_a_schema_qualified_function_call_reads_its_arguments() -> None:
+    # Snowflake UDFs named db.schema.fn, T-SQL scalar functions dbo.fn: the qualifier is a namespace
+    [snowflake] = extract_lineage(
+        "CREATE TABLE mart.t AS SELECT util.public.clean_title(s.titles) AS title FROM raw.s AS s "
+        "WHERE util.public.clean_title(s.kind) = 'show'",
+        dialect="snowflake",
+    )
+    assert _strong(snowflake) == {("raw.s.titles", "mart.t.title")}
+    assert _weak(snowflake) == {("raw.s.kind", "mart.t")}
+    [tsql] = extract_lineage(
+        "INSERT INTO dbo.out (v) SELECT dbo.fn_norm(a.x, a.y) FROM dbo.src a", dialect="tsql"
+    )
+    assert _strong(tsql) == {("dbo.src.x", "dbo.out.v"), ("dbo.src.y", "dbo.out.v")}
