@@ -309,12 +309,20 @@ def test_misspelt_option_is_refused_with_the_accepted_names() -> None:
         ("snowflake", "USE DATABASE d; INSERT INTO o SELECT a FROM t", "d.public"),
         ("databricks", "USE CATALOG main; INSERT INTO o SELECT a FROM t", "main.default"),
         ("spark", "USE c.s; INSERT INTO o SELECT a FROM t", "c.s"),
+        ("tsql", "USE [Sales]\nGO\nINSERT INTO o SELECT a FROM t", "sales.dbo"),
     ],
 )
 def test_use_catalog_schema_qualifies_later_names(dialect: str, script: str, table: str) -> None:
     [use, insert] = extract_lineage(script, dialect=dialect)
     assert use.operation == "USE"
     assert _strong(insert) == {(f"{table}.t.a", f"{table}.o.a")}
+
+
+def test_tsql_use_names_the_database_two_part_names_live_in() -> None:
+    script = "USE [Stage];\nINSERT INTO dbo.o SELECT a FROM etl.t;\nSELECT a FROM other.dbo.t"
+    _use, insert, select = extract_lineage(script, dialect="tsql")
+    assert _strong(insert) == {("stage.etl.t.a", "stage.dbo.o.a")}
+    assert [d.name for d in select.inputs] == ["other.dbo.t"]
 
 
 def test_use_schema_keeps_the_current_catalog_and_two_part_names_get_it() -> None:
