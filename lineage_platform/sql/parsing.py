@@ -30,6 +30,9 @@ _REPLACE_INTO = re.compile(r"^(\s*)REPLACE(\s+(?:LOW_PRIORITY\s+|DELAYED\s+)?INT
 """MySQL's ``REPLACE INTO t …`` (an INSERT that first deletes clashing rows), which sqlglot keeps as text."""
 _DML_TOP = re.compile(r"^(\s*(?:DELETE|UPDATE|INSERT)\s+)(TOP\s*\([^)]*\)(?:\s+PERCENT)?)", re.I)
 """T-SQL's ``DELETE / UPDATE / INSERT TOP (n) [PERCENT] …`` (a row cap, no lineage), which sqlglot misreads."""
+_OUTPUT_INTO_COLUMNS = re.compile(r"(\bOUTPUT\b[^;]*?\bINTO\s+[@#\w\[\]\.\"]+\s*)(\([^()]*\))", re.I | re.S)
+"""T-SQL's ``OUTPUT inserted.a, $action INTO @log (a, act)`` after a MERGE / INSERT / UPDATE / DELETE: sqlglot
+reads the clause without the column list only (the clause is a change log; its target gets no lineage either way)."""
 _DEEP_CLONE = re.compile(r"\b(DEEP)(\s+CLONE\b)", re.I)
 """Delta's ``CREATE TABLE x DEEP CLONE y``: parsed like ``SHALLOW CLONE`` (both copy y's data into x)."""
 _LIFECYCLE = re.compile(r"\bLIFECYCLE\s+\d+\b", re.I)
@@ -114,6 +117,8 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
     text = _PARTITION_IF_NOT_EXISTS.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     text = _DIRECTORY_USING.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     text = _DML_TOP.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
+    if dialect == "tsql":
+        text = _OUTPUT_INTO_COLUMNS.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     text = _DEEP_CLONE.sub(lambda m: " " * len(m.group(1)) + m.group(2), text)
     text = _LIFECYCLE.sub(lambda m: " " * len(m.group()), text)
     if _CREATE.match(text):

@@ -114,3 +114,15 @@ def test_dynamic_sql_in_one_string_literal_is_the_statement_inside() -> None:
 def test_a_string_built_at_run_time_stays_an_unanalysed_command() -> None:
     [record] = extract_lineage("EXEC('INSERT INTO mart.n SELECT id FROM ' + @source)", dialect="tsql")
     assert record.operation == "OTHER" and not record.column_edges
+
+
+def test_tsql_output_into_a_column_list_keeps_the_statement_analysed() -> None:
+    sql = (
+        "MERGE INTO dbo.topic AS t USING stage.topic AS s ON t.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET t.name = s.name "
+        "WHEN NOT MATCHED BY TARGET THEN INSERT (id, name) VALUES (s.id, s.name) "
+        "OUTPUT inserted.id, $action INTO @changes (id, act);"
+    )
+    [record] = extract_lineage(sql, dialect="tsql")
+    assert record.operation == "MERGE" and not record.errors
+    assert ("stage.topic.name", "dbo.topic.name", "strong") in _edges(record)
