@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from lineage_platform.sql import extract_lineage
+from lineage_platform.sql.parsing import StatementParseError, parse_statement
 
 
 def test_maxcompute_lifecycle_tables_keep_their_columns_and_lineage() -> None:
@@ -78,13 +81,30 @@ def test_a_load_that_does_not_parse_still_names_the_table_it_loads() -> None:
 
 
 def test_a_statement_that_breaks_sqlglots_parser_is_a_parse_issue_not_an_exception() -> None:
-    # T-SQL reads DATEDIFF's first argument as a unit name; a variable there makes sqlglot raise ValueError
-    records = extract_lineage(
-        "SELECT datediff(${day}, d) AS n FROM dbo.t; SELECT a FROM dbo.u", dialect="tsql"
+    # T-SQL reads DATEDIFF's first argument as a unit name; a parameter there makes sqlglot raise ValueError
+    with pytest.raises(StatementParseError, match="sqlglot could not parse"):
+        parse_statement("SELECT datediff(${day}, d) AS n FROM dbo.t", "tsql")
+
+
+@pytest.mark.parametrize("dialect", ["tsql", "trino", "snowflake", "postgres"])
+def test_an_unknown_variable_in_a_value_position_is_a_string_outside_hive(dialect: str) -> None:
+    # Trino read `${day}` as a column `day`, Snowflake / Postgres could not parse it
+    script = "INSERT INTO mart.t (n) SELECT coalesce(d, ${day}) FROM stage.s WHERE k = ${key}; SELECT a FROM stage.u"
+    insert, select = extract_lineage(script, dialect=dialect)
+    assert insert.operation == "INSERT" and not insert.errors
+    assert _edges(insert) == {("stage.s.d", "mart.t.n", "strong"), ("stage.s.k", "mart.t", "weak")}
+    assert select.operation == "SELECT" and not select.errors
+
+
+def test_a_name_holding_an_unknown_variable_is_quoted_the_dialects_way() -> None:
+    # a JinjaSQL template (`{{ schema | sqlsafe }}`) rendered without its values, run as Trino
+    [record] = extract_lineage(
+        "INSERT INTO hive.{{ schema | sqlsafe }}.daily SELECT cost FROM hive.{{schema}}.raw WHERE year = {{year}}",
+        dialect="trino",
     )
-    assert [r.errors[0].kind for r in records[:1]] == ["parse"]
-    assert "sqlglot could not parse" in records[0].errors[0].message
-    assert records[-1].operation == "SELECT" and not records[-1].errors
+    assert record.operation == "INSERT"
+    assert ("hive.${schema}.raw.cost", "hive.${schema}.daily.cost", "strong") in _edges(record)
+    assert [e.kind for e in record.errors] == ["unresolved"]  # the names holding ${schema}, reported
 
 
 def _edges(record) -> set[tuple[str, str, str]]:
