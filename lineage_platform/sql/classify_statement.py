@@ -441,15 +441,17 @@ def _use(analysis: StatementAnalysis, use: exp.Use) -> None:
     """``USE [SCHEMA|DATABASE|CATALOG] name``: the database (or ``catalog.schema``) of unqualified names.
 
     A one-part schema keeps the current catalog (Trino, Snowflake ``USE SCHEMA s``); a catalog-level name
-    (``USE CATALOG c``, Snowflake ``USE DATABASE d``) opens its default schema (``default``; ``public``
-    in Snowflake), as those engines do.
+    (``USE CATALOG c``, Snowflake ``USE DATABASE d``, T-SQL ``USE db``) opens its default schema (``default``;
+    ``public`` in Snowflake, ``dbo`` in T-SQL), as those engines do.
     """
     analysis.operation = "USE"
     if not isinstance(use.this, exp.Table):
         return
     kind = use.text("kind").upper()
     name = table_name(use.this)
-    if kind == "CATALOG" or (kind == "DATABASE" and analysis.dialect == "snowflake"):
+    if analysis.dialect == "tsql":  # a T-SQL database is the first of three name parts: db.schema.table
+        name = f"{name}.dbo"
+    elif kind == "CATALOG" or (kind == "DATABASE" and analysis.dialect == "snowflake"):
         name = f"{name}.{'public' if analysis.dialect == 'snowflake' else 'default'}"
     elif "." not in name and analysis.session.current_catalog:
         name = f"{analysis.session.current_catalog}.{name}"

@@ -165,7 +165,9 @@ def _lineage_of(
 ) -> tuple[StatementLineage, SessionEffect]:
     shell = session.dialect in script.SHELL_DIALECTS
     text, unknown_names = quote_variable_names(
-        substitute_variables(statement.text, session.variables, shell=shell), shell=shell
+        substitute_variables(statement.text, session.variables, shell=shell),
+        shell=shell,
+        dialect=session.dialect,
     )
     key = (normalize_text(text), session.dialect, session.fingerprint, passes, _options_key(options))
     with _cache_lock:

@@ -30,6 +30,9 @@ _REPLACE_INTO = re.compile(r"^(\s*)REPLACE(\s+(?:LOW_PRIORITY\s+|DELAYED\s+)?INT
 """MySQL's ``REPLACE INTO t …`` (an INSERT that first deletes clashing rows), which sqlglot keeps as text."""
 _DML_TOP = re.compile(r"^(\s*(?:DELETE|UPDATE|INSERT)\s+)(TOP\s*\([^)]*\)(?:\s+PERCENT)?)", re.I)
 """T-SQL's ``DELETE / UPDATE / INSERT TOP (n) [PERCENT] …`` (a row cap, no lineage), which sqlglot misreads."""
+_OUTPUT_INTO_COLUMNS = re.compile(r"(\bOUTPUT\b[^;]*?\bINTO\s+[@#\w\[\]\.\"]+\s*)(\([^()]*\))", re.I | re.S)
+"""T-SQL's ``OUTPUT inserted.a, $action INTO @log (a, act)`` after a MERGE / INSERT / UPDATE / DELETE: sqlglot
+reads the clause without the column list only (the clause is a change log; its target gets no lineage either way)."""
 _DEEP_CLONE = re.compile(r"\b(DEEP)(\s+CLONE\b)", re.I)
 """Delta's ``CREATE TABLE x DEEP CLONE y``: parsed like ``SHALLOW CLONE`` (both copy y's data into x)."""
 _LIFECYCLE = re.compile(r"\bLIFECYCLE\s+\d+\b", re.I)
@@ -50,6 +53,13 @@ _UNLOAD = re.compile(
     r"^\s*UNLOAD\s*\(\s*'(?P<query>(?:[^']|'')*)'\s*\)\s*TO\s*'(?P<path>[^']*)'", re.I | re.S
 )
 """Redshift's ``UNLOAD ('SELECT …') TO 's3://…' …``: the quoted query exported to the path."""
+_DYNAMIC_SQL = re.compile(
+    r"^\s*EXEC(?:UTE)?\s*(?:\(\s*N?'(?P<exec>(?:[^']|'')*)'\s*\)|(?:sys\.)?sp_executesql\s+N?'(?P<sp>(?:[^']|'')*)'"
+    r"|IMMEDIATE\s+'(?P<immediate>(?:[^']|'')*)')\s*;?\s*$",
+    re.I | re.S,
+)
+"""Dynamic SQL given as one string literal: T-SQL ``EXEC('…')`` / ``EXEC sp_executesql N'…'`` (dbt-sqlserver
+creates its views this way), ``EXECUTE IMMEDIATE '…'`` (Snowflake, BigQuery, Oracle): the statement inside runs."""
 _HIVE_COMMANDS = {
     "EXPORT": re.compile(rf"^\s*EXPORT\s+TABLE\s+{_TABLE_NAME}\s+TO\s+{_PATH}", re.I | re.S),
     "IMPORT": re.compile(
@@ -76,7 +86,8 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
     """Parse one statement; Hive ``EXPORT``/``IMPORT`` become a ``Command`` holding (table, path),
     ``ALTER TABLE t EXCHANGE PARTITION (…) WITH TABLE s`` one named ``EXCHANGE`` holding (t, s), T-SQL
     ``BULK INSERT t FROM 'file'`` a ``LoadData`` like Hive's ``LOAD DATA INPATH``, Redshift ``UNLOAD ('query') TO
-    'path'`` an ``Export`` like BigQuery's ``EXPORT DATA``.
+    'path'`` an ``Export`` like BigQuery's ``EXPORT DATA``; dynamic SQL held in one string literal
+    (``EXEC('…')``, ``EXECUTE IMMEDIATE '…'``) is the statement inside.
 
     ``SET`` statements are not parsed (Hive's ``SET a.b=c`` is not SQL): they become an empty ``Set``.
 
@@ -86,6 +97,10 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
     """
     if _SET.match(text):
         return exp.Set(expressions=[])
+    dynamic = _DYNAMIC_SQL.match(text)
+    if dynamic is not None:
+        inner = next(group for group in dynamic.groups() if group is not None)
+        return parse_statement(inner.replace("''", "'"), dialect)
     command = _hive_command(text, dialect)
     if command is not None:
         return command
@@ -102,6 +117,8 @@ def parse_statement(text: str, dialect: str) -> exp.Expr:
     text = _PARTITION_IF_NOT_EXISTS.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     text = _DIRECTORY_USING.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     text = _DML_TOP.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
+    if dialect == "tsql":
+        text = _OUTPUT_INTO_COLUMNS.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     text = _DEEP_CLONE.sub(lambda m: " " * len(m.group(1)) + m.group(2), text)
     text = _LIFECYCLE.sub(lambda m: " " * len(m.group()), text)
     if _CREATE.match(text):

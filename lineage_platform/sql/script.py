@@ -21,8 +21,11 @@ _NAME_WITH_SHELL_VARIABLE = re.compile(
 )
 _SHELL_QUOTED_NAME = re.compile(r'"(\$\{?[A-Za-z_]\w*\}?)"(?=\.)|(\$\{?[A-Za-z_]\w*\}?)""(?=\.)')
 """A shell variable quoted by the job script around a name part (``"$APP".t``, ``$APP"".t``): the shell drops the quotes."""
-_TEMPLATE_VARIABLE = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
-"""``{{ ds }}``, ``{{ params.db }}``: a scheduler's (Airflow) template placeholder, read as ``${ds}``."""
+_TEMPLATE_VARIABLE = re.compile(
+    r"\{\{\s*([A-Za-z_][\w.]*)\s*(?:\|\s*[A-Za-z_]\w*\s*(?:\([^{}()]*\)\s*)?)*\}\}"
+)
+"""``{{ ds }}``, ``{{ params.db }}``, ``{{ schema | sqlsafe }}``: a scheduler's (Airflow, JinjaSQL) template placeholder,
+filters included, read as ``${ds}``."""
 _HASH_VARIABLE = re.compile(r"#\{([A-Za-z_][\w.\-]*)\}")
 """``#{bizdate}``: a job scheduler's placeholder in Hive / Spark scripts, read as ``${bizdate}``."""
 SHELL_DIALECTS = frozenset({"hive", "spark", "spark2", "databricks"})
@@ -207,6 +210,8 @@ def substitute_variables(text: str, variables: Mapping[str, str], *, shell: bool
     'INTO TABLE $APP.a, $APP.b'
     >>> substitute_variables("FROM {{ params.db }}.t WHERE ds = '{{ ds }}' AND h = #{hour}", {"ds": "2024-01-01"}, shell=True)
     "FROM ${params.db}.t WHERE ds = '2024-01-01' AND h = ${hour}"
+    >>> substitute_variables("FROM hive.{{ schema | sqlsafe }}.t WHERE y = {{year}}", {"schema": "acct1"})
+    'FROM hive.acct1.t WHERE y = ${year}'
     """
     if "{{" in text:
         text = _TEMPLATE_VARIABLE.sub(r"${\1}", text)
@@ -237,35 +242,45 @@ def normalize_text(text: str) -> str:
     return collapsed.rstrip(";").rstrip()
 
 
-def quote_variable_names(text: str, *, shell: bool = False) -> tuple[str, tuple[str, ...]]:
-    """Back-quote names that still hold an unknown variable (``${db}.t``, ``db_${env}``, ``FROM ${t}``; with
-    ``shell``, ``$APP.t`` too).
+def quote_variable_names(
+    text: str, *, shell: bool = False, dialect: str = "hive"
+) -> tuple[str, tuple[str, ...]]:
+    """Quote names that still hold an unknown variable (``${db}.t``, ``db_${env}``, ``FROM ${t}``; with
+    ``shell``, ``$APP.t`` too) the way ``dialect`` quotes identifiers.
 
     Such names then parse as identifiers spelt with the variable, instead of sqlglot reading ``${db}`` or
-    ``$APP`` as a parameter and losing it. Variables in value positions (``dt = ${day}``) stay as they are.
+    ``$APP`` as a parameter and losing it. Variables in value positions (``dt = ${day}``) stay as they are in
+    Hive / Spark / Databricks, whose parsers read them; other dialects' parsers do not (a parse error, or Trino
+    reading ``${day}`` as a column ``day``), so there they become the string ``'${day}'``.
     Returns the text and the quoted names.
 
     >>> quote_variable_names("INSERT INTO ${db}.t SELECT a FROM db_${env}.s WHERE dt = ${day}")
     ('INSERT INTO `${db}`.t SELECT a FROM `db_${env}`.s WHERE dt = ${day}', ('${db}', 'db_${env}'))
     >>> quote_variable_names("INSERT INTO $APP.t SELECT a FROM $src WHERE dt = $day", shell=True)[0]
     'INSERT INTO `$APP`.t SELECT a FROM `$src` WHERE dt = $day'
+    >>> quote_variable_names("DELETE FROM hive.${schema}.t WHERE year = ${year}", dialect="trino")[0]
+    'DELETE FROM hive."${schema}".t WHERE year = \'${year}\''
     """
     if "${" not in text and not (shell and _SHELL_VARIABLE.search(text)):
         return text, ()
     names = _NAME_WITH_SHELL_VARIABLE if shell else _NAME_WITH_VARIABLE
+    values_as_text = dialect not in SHELL_DIALECTS
     quoted: list[str] = []
     pieces: list[str] = []
     position = 0
     for match in _COMMENT_OR_QUOTED.finditer(text):
-        pieces.append(_quote_names(text[position : match.start()], quoted, names))
+        pieces.append(_quote_names(text[position : match.start()], quoted, names, dialect, values_as_text))
         pieces.append(match.group(0))
         position = match.end()
-    pieces.append(_quote_names(text[position:], quoted, names))
+    pieces.append(_quote_names(text[position:], quoted, names, dialect, values_as_text))
     return "".join(pieces), tuple(quoted)
 
 
-def _quote_names(chunk: str, quoted: list[str], names: re.Pattern[str]) -> str:
-    """Quote the variable-holding names of a chunk of text that has no quotes or comments."""
+def _quote_names(
+    chunk: str, quoted: list[str], names: re.Pattern[str], dialect: str, values_as_text: bool
+) -> str:
+    """Quote the variable-holding names of a chunk of text that has no quotes or comments (and, with
+    ``values_as_text``, turn a variable in a value position into a string)."""
 
     def replace(match: re.Match[str]) -> str:
         name, start, end = match.group(0), match.start(), match.end()
@@ -276,8 +291,12 @@ def _quote_names(chunk: str, quoted: list[str], names: re.Pattern[str]) -> str:
             or _BEFORE_TABLE_NAME.search(chunk[:start]) is not None
         )
         if not is_name:
-            return name
+            return f"'{name}'" if values_as_text and _VARIABLE.fullmatch(name) else name
         quoted.append(name)
-        return f"`{name}`"
+        return (
+            exp.to_identifier(name, quoted=True).sql(dialect)
+            if dialect not in SHELL_DIALECTS
+            else f"`{name}`"
+        )
 
     return names.sub(replace, chunk)

@@ -125,6 +125,7 @@ class Tracer:
         )
         self._scopes: dict[int, Scope] = {id(s.expression): s for s in root.traverse()}
         self._outputs: dict[tuple[int, int], list[Flow]] = {}
+        self._reading_arguments: set[int] = set()  # table functions whose arguments are being traced
 
     # outputs ---------------------------------------------------------------------------------------------
     def output_at(self, scope: Scope, position: int) -> list[Flow]:
@@ -173,14 +174,15 @@ class Tracer:
             if expression.args.get("by_name"):  # UNION [ALL] BY NAME / CORRESPONDING: branches match by name
                 return [f for child in children for f in self._output_by_name(child, expression, position)]
             return [f for child in children for f in self.output_at(child, position)]
-        if isinstance(expression, exp.Lateral):
+        if isinstance(expression, (exp.Lateral, exp.TableFromRows)):
             inner = self._lateral_query(scope)
             if inner is not None:
                 return self.output_at(inner, position)
             names = _udtf_names(expression)
             if tuple(names) == FLATTEN_COLUMNS:
                 return self._udtf_column(scope, expression, names[position])
-            return self._udtf_output(scope, expression, position)
+            if isinstance(expression, exp.Lateral):
+                return self._udtf_output(scope, expression, position)
         if isinstance(expression, exp.Unnest):
             return self._unnest_output(scope, expression, position)
         if isinstance(expression, exp.Select):
@@ -275,7 +277,14 @@ class Tracer:
             )
             return self.flows(scope, function.this, Usage().keyed(key) if key else Usage().transformed())
         usage = Usage().transformed()
-        return [f for argument in function_arguments(function) for f in self.flows(scope, argument, usage)]
+        # an argument never reads the function's own columns (T-SQL `FROM OPENJSON([value])`: the outer value)
+        self._reading_arguments.add(id(function.parent))
+        try:
+            return [
+                f for argument in function_arguments(function) for f in self.flows(scope, argument, usage)
+            ]
+        finally:
+            self._reading_arguments.discard(id(function.parent))
 
     def _udtf_column(self, scope: Scope, udtf: exp.Expr, name: str) -> list[Flow]:
         """Column ``name`` of a table function by name: every argument, transformed (FLATTEN's ``key``, ``path``
@@ -363,6 +372,9 @@ class Tracer:
             return self.flows(scope, node.this, usage.keyed(_json_path(node.expression)))
         if isinstance(node, exp.Bracket):
             return self._bracket(scope, node, usage)
+        if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Func):
+            # a schema-qualified function call (`db.sch.fn(x)`, T-SQL `dbo.fn(x)`): the qualifier names no value
+            return self.flows(scope, node.expression, usage)
         if isinstance(node, exp.Dot):
             return self.flows(scope, node.this, usage.keyed(_as_key_path(node.expression.name)))
         if isinstance(node, exp.Func) and not _is_operator(node):
@@ -421,6 +433,10 @@ class Tracer:
             clause = expression.args.get(key)
             if clause is not None:
                 found.extend(self.flows(scope, clause, Usage().weak(transform)))  # type: ignore[arg-type]
+        group = expression.args.get("group")
+        if isinstance(group, exp.Group) and group.args.get("all"):
+            for projection in self._grouped_by_all(expression):
+                found.extend(self.flows(scope, projection, Usage().weak("GROUP_BY")))
         for pivot in scope.pivots if isinstance(expression, exp.Select) else ():
             if not pivot.args.get("unpivot"):  # the columns a PIVOT keeps are grouped by, implicitly
                 source = pivot.parent.alias_or_name if pivot.parent is not None else ""
@@ -511,7 +527,11 @@ class Tracer:
         current: Scope | None = scope
         inner: Scope | None = None
         while current is not None:
-            sources = {alias: source for alias, source in _selected(current).items() if source is not inner}
+            sources = {
+                alias: source
+                for alias, source in _selected(current).items()
+                if source is not inner and id(source) not in self._reading_arguments
+            }
             if among is not None and current is scope:
                 sources = {alias: source for alias, source in sources.items() if alias.lower() in among}
             candidates = [alias for alias, source in sources.items() if self._may_provide(source, name)]
@@ -592,6 +612,24 @@ class Tracer:
         inner = usage.transformed()
         return self.flows(scope, node.this, inner) + [f for k in keys for f in self.flows(scope, k, inner)]
 
+    def _grouped_by_all(self, select: exp.Select) -> list[exp.Expr]:
+        """The select-list expressions ``GROUP BY ALL`` groups by (Snowflake, Databricks, BigQuery, DuckDB):
+        those holding no aggregate (built-in or declared by a rule) and no window function."""
+
+        def aggregates(node: exp.Expr) -> bool:
+            if isinstance(node, exp.Window):
+                return True
+            if not isinstance(node, exp.Func):
+                return False
+            rule = self.rules.get(function_name(node))
+            return (
+                rule.aggregate
+                if rule is not None and rule.aggregate is not None
+                else isinstance(node, exp.AggFunc)
+            )
+
+        return [p for p in projections(select) if not any(aggregates(n) for n in p.walk())]
+
     def _function(self, scope: Scope, node: exp.Func, usage: Usage) -> list[Flow]:
         rule = self.rules.get(function_name(node), FunctionRule())
         arguments = function_arguments(node)
@@ -669,6 +707,8 @@ def _udtf_names(udtf: exp.Expr) -> list[str]:
     then the ``WITH OFFSET AS`` column."""
     alias = udtf.args.get("alias")
     names = [c.name.lower() for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
+    if not names and isinstance(udtf, exp.TableFromRows) and isinstance(udtf.this, exp.Explode):
+        return list(FLATTEN_COLUMNS)  # Snowflake TABLE(FLATTEN(…)): sqlglot names them only after LATERAL
     offset = udtf.args.get("offset")
     if isinstance(offset, exp.Expr) and offset.name:
         names.append(offset.name.lower())

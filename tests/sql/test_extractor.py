@@ -309,12 +309,20 @@ def test_misspelt_option_is_refused_with_the_accepted_names() -> None:
         ("snowflake", "USE DATABASE d; INSERT INTO o SELECT a FROM t", "d.public"),
         ("databricks", "USE CATALOG main; INSERT INTO o SELECT a FROM t", "main.default"),
         ("spark", "USE c.s; INSERT INTO o SELECT a FROM t", "c.s"),
+        ("tsql", "USE [Sales]\nGO\nINSERT INTO o SELECT a FROM t", "sales.dbo"),
     ],
 )
 def test_use_catalog_schema_qualifies_later_names(dialect: str, script: str, table: str) -> None:
     [use, insert] = extract_lineage(script, dialect=dialect)
     assert use.operation == "USE"
     assert _strong(insert) == {(f"{table}.t.a", f"{table}.o.a")}
+
+
+def test_tsql_use_names_the_database_two_part_names_live_in() -> None:
+    script = "USE [Stage];\nINSERT INTO dbo.o SELECT a FROM etl.t;\nSELECT a FROM other.dbo.t"
+    _use, insert, select = extract_lineage(script, dialect="tsql")
+    assert _strong(insert) == {("stage.etl.t.a", "stage.dbo.o.a")}
+    assert [d.name for d in select.inputs] == ["other.dbo.t"]
 
 
 def test_use_schema_keeps_the_current_catalog_and_two_part_names_get_it() -> None:
@@ -541,6 +549,22 @@ def test_a_cte_over_a_table_function_keeps_the_columns_its_reader_names_without_
     }
 
 
+def test_table_flatten_has_flattens_columns_so_bare_columns_come_from_the_other_source() -> None:
+    # TABLE(FLATTEN(…)) without LATERAL (dbt-generated Snowflake): its columns are FLATTEN's fixed six
+    sql = (
+        "CREATE TABLE mart.tags AS SELECT post_id, to_varchar(t.value) AS tag, t.index AS pos, seq AS n "
+        "FROM raw.posts AS p CROSS JOIN TABLE(FLATTEN(tags)) AS t WHERE tags IS NOT NULL"
+    )
+    [record] = extract_lineage(sql, dialect="snowflake")
+    assert not record.errors
+    assert _strong(record) == {
+        ("raw.posts.post_id", "mart.tags.post_id"),
+        ("raw.posts.tags", "mart.tags.tag"),
+        ("raw.posts.tags", "mart.tags.pos"),
+    }
+    assert _weak(record) == {("raw.posts.tags", "mart.tags")}
+
+
 def test_a_star_over_ctes_that_name_their_columns_is_written_out_without_a_schema() -> None:
     script = (
         "CREATE TABLE mart.lines AS WITH src AS (SELECT doc_id AS id, item.value AS line "
@@ -698,3 +722,46 @@ def test_scheduler_placeholders_are_variables() -> None:
     assert [d.name for d in known.outputs] == ["mart.daily"]
     assert _weak(known) == {("ods.pay.ds", "mart.daily"), ("ods.pay.amt", "mart.daily")}
     assert not known.errors
+
+
+def test_a_table_functions_argument_never_reads_that_functions_own_columns() -> None:
+    # dbt-sqlserver flattening: the inner OPENJSON([value]) reads the value of the OPENJSON around it
+    sql = (
+        "CREATE VIEW stage.v_items AS SELECT o.id, items.[value] AS item FROM raw.orders AS o "
+        "CROSS APPLY (SELECT [value] = CASE WHEN [type] = 4 THEN (SELECT [value] FROM OPENJSON([value])) "
+        "ELSE [value] END FROM OPENJSON(o.payload)) AS items"
+    )
+    [record] = extract_lineage(sql, dialect="tsql")
+    assert not record.errors
+    assert _strong(record) == {
+        ("raw.orders.id", "stage.v_items.id"),
+        ("raw.orders.payload", "stage.v_items.item"),
+    }
+    assert _weak(record) == {("raw.orders.payload", "stage.v_items")}
+
+
+def test_group_by_all_groups_by_every_select_expression_without_an_aggregate() -> None:
+    sql = (
+        "INSERT INTO mart.daily (shop, day, revenue, label, rank_in_shop) "
+        "SELECT s.shop_id, DATE_TRUNC('day', s.sold_at), SUM(s.amount), 'sales', "
+        "RANK() OVER (ORDER BY SUM(s.amount)) FROM raw.sales AS s GROUP BY ALL"
+    )
+    [record] = extract_lineage(sql, dialect="snowflake")
+    grouped = {e.source for e in record.column_edges if e.transform == "GROUP_BY"}
+    assert grouped == {"raw.sales.shop_id", "raw.sales.sold_at"}
+    assert ("raw.sales.amount", "mart.daily.revenue") in _strong(record)
+
+
+def test_a_schema_qualified_function_call_reads_its_arguments() -> None:
+    # Snowflake UDFs named db.schema.fn, T-SQL scalar functions dbo.fn: the qualifier is a namespace
+    [snowflake] = extract_lineage(
+        "CREATE TABLE mart.t AS SELECT util.public.clean_title(s.titles) AS title FROM raw.s AS s "
+        "WHERE util.public.clean_title(s.kind) = 'show'",
+        dialect="snowflake",
+    )
+    assert _strong(snowflake) == {("raw.s.titles", "mart.t.title")}
+    assert _weak(snowflake) == {("raw.s.kind", "mart.t")}
+    [tsql] = extract_lineage(
+        "INSERT INTO dbo.out (v) SELECT dbo.fn_norm(a.x, a.y) FROM dbo.src a", dialect="tsql"
+    )
+    assert _strong(tsql) == {("dbo.src.x", "dbo.out.v"), ("dbo.src.y", "dbo.out.v")}

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from lineage_platform.sql import extract_lineage
+from lineage_platform.sql.parsing import StatementParseError, parse_statement
 
 
 def test_maxcompute_lifecycle_tables_keep_their_columns_and_lineage() -> None:
@@ -78,10 +81,68 @@ def test_a_load_that_does_not_parse_still_names_the_table_it_loads() -> None:
 
 
 def test_a_statement_that_breaks_sqlglots_parser_is_a_parse_issue_not_an_exception() -> None:
-    # T-SQL reads DATEDIFF's first argument as a unit name; a variable there makes sqlglot raise ValueError
-    records = extract_lineage(
-        "SELECT datediff(${day}, d) AS n FROM dbo.t; SELECT a FROM dbo.u", dialect="tsql"
+    # T-SQL reads DATEDIFF's first argument as a unit name; a parameter there makes sqlglot raise ValueError
+    with pytest.raises(StatementParseError, match="sqlglot could not parse"):
+        parse_statement("SELECT datediff(${day}, d) AS n FROM dbo.t", "tsql")
+
+
+@pytest.mark.parametrize("dialect", ["tsql", "trino", "snowflake", "postgres"])
+def test_an_unknown_variable_in_a_value_position_is_a_string_outside_hive(dialect: str) -> None:
+    # Trino read `${day}` as a column `day`, Snowflake / Postgres could not parse it
+    script = "INSERT INTO mart.t (n) SELECT coalesce(d, ${day}) FROM stage.s WHERE k = ${key}; SELECT a FROM stage.u"
+    insert, select = extract_lineage(script, dialect=dialect)
+    assert insert.operation == "INSERT" and not insert.errors
+    assert _edges(insert) == {("stage.s.d", "mart.t.n", "strong"), ("stage.s.k", "mart.t", "weak")}
+    assert select.operation == "SELECT" and not select.errors
+
+
+def test_a_name_holding_an_unknown_variable_is_quoted_the_dialects_way() -> None:
+    # a JinjaSQL template (`{{ schema | sqlsafe }}`) rendered without its values, run as Trino
+    [record] = extract_lineage(
+        "INSERT INTO hive.{{ schema | sqlsafe }}.daily SELECT cost FROM hive.{{schema}}.raw WHERE year = {{year}}",
+        dialect="trino",
     )
-    assert [r.errors[0].kind for r in records[:1]] == ["parse"]
-    assert "sqlglot could not parse" in records[0].errors[0].message
-    assert records[-1].operation == "SELECT" and not records[-1].errors
+    assert record.operation == "INSERT"
+    assert ("hive.${schema}.raw.cost", "hive.${schema}.daily.cost", "strong") in _edges(record)
+    assert [e.kind for e in record.errors] == ["unresolved"]  # the names holding ${schema}, reported
+
+
+def _edges(record) -> set[tuple[str, str, str]]:
+    return {(e.source, e.target, e.strength) for e in record.column_edges}
+
+
+def test_dynamic_sql_in_one_string_literal_is_the_statement_inside() -> None:
+    # dbt-sqlserver creates its views through EXEC('…'), quotes inside doubled
+    script = (
+        "EXEC('CREATE VIEW stage.v_fx AS SELECT ccy, rate * 100 AS pct FROM raw.fx WHERE src = ''ecb''');\n"
+        "EXEC sp_executesql N'INSERT INTO mart.fx (ccy, pct) SELECT ccy, pct FROM stage.v_fx'"
+    )
+    view, insert = extract_lineage(script, dialect="tsql")
+    assert (view.operation, insert.operation) == ("CREATE_VIEW", "INSERT")
+    assert not view.errors and not insert.errors
+    assert _edges(insert) == {
+        ("raw.fx.ccy", "mart.fx.ccy", "strong"),
+        ("raw.fx.rate", "mart.fx.pct", "strong"),
+        ("raw.fx.src", "mart.fx", "weak"),
+    }
+    [immediate] = extract_lineage(
+        "EXECUTE IMMEDIATE 'INSERT INTO mart.n SELECT id FROM raw.n WHERE k = ''a'''", dialect="snowflake"
+    )
+    assert _edges(immediate) == {("raw.n.id", "mart.n.id", "strong"), ("raw.n.k", "mart.n", "weak")}
+
+
+def test_a_string_built_at_run_time_stays_an_unanalysed_command() -> None:
+    [record] = extract_lineage("EXEC('INSERT INTO mart.n SELECT id FROM ' + @source)", dialect="tsql")
+    assert record.operation == "OTHER" and not record.column_edges
+
+
+def test_tsql_output_into_a_column_list_keeps_the_statement_analysed() -> None:
+    sql = (
+        "MERGE INTO dbo.topic AS t USING stage.topic AS s ON t.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET t.name = s.name "
+        "WHEN NOT MATCHED BY TARGET THEN INSERT (id, name) VALUES (s.id, s.name) "
+        "OUTPUT inserted.id, $action INTO @changes (id, act);"
+    )
+    [record] = extract_lineage(sql, dialect="tsql")
+    assert record.operation == "MERGE" and not record.errors
+    assert ("stage.topic.name", "dbo.topic.name", "strong") in _edges(record)
