@@ -258,8 +258,8 @@ def quote_variable_names(
     ('INSERT INTO `${db}`.t SELECT a FROM `db_${env}`.s WHERE dt = ${day}', ('${db}', 'db_${env}'))
     >>> quote_variable_names("INSERT INTO $APP.t SELECT a FROM $src WHERE dt = $day", shell=True)[0]
     'INSERT INTO `$APP`.t SELECT a FROM `$src` WHERE dt = $day'
-    >>> quote_variable_names("DELETE FROM hive.${schema}.t WHERE year = ${year}", dialect="trino")[0]
-    'DELETE FROM hive."${schema}".t WHERE year = \'${year}\''
+    >>> print(quote_variable_names("DELETE FROM hive.${schema}.t WHERE year = ${year}", dialect="trino")[0])
+    DELETE FROM hive."${schema}".t WHERE year = '${year}'
     """
     if "${" not in text and not (shell and _SHELL_VARIABLE.search(text)):
         return text, ()
