@@ -233,7 +233,8 @@ def _compact(
             days.setdefault((run["owner"], run["start"][: DAY.width]), RollUp()).add(
                 run["key"], run["start"], run["status"]
             )
-    _write(g, DAY, {key: days[key] for key in day_keys if key in days}, existing_days, names, ops)
+    written_days = {key: days[key] for key in day_keys if key in days}
+    _write(g, DAY, written_days, existing_days, names, ops)
     _write(g, MONTH, {key: months[key] for key in changed_months}, existing_months, names, ops)
     dropped = [row["id"] for row in old_days] + [run["id"] for run in runs]
     if dropped:
@@ -241,7 +242,7 @@ def _compact(
         if ops is not None:
             ops.extend(("dropV", vertex) for vertex in dropped)
     summary.runs_rolled_up += len(runs)
-    summary.days_written += sum(1 for key in day_keys if key in days)
+    summary.days_written += len(written_days)
     summary.days_rolled_up += len(old_days)
     summary.months_written += len(changed_months)
 

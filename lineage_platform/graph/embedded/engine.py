@@ -48,7 +48,7 @@ from lineage_platform.graph.embedded.pipeline import (
     path_mode,
     uses_steps,
 )
-from lineage_platform.graph.embedded.shapes import shape
+from lineage_platform.graph.embedded.shapes import shape, strategy_name
 from lineage_platform.graph.embedded.strategy_views import VIEW_STRATEGIES, View, nested_bytecodes, view_of
 from lineage_platform.graph.embedded.strict import SchemaRules
 from lineage_platform.graph.embedded.transaction import GraphLock, Transaction
@@ -98,10 +98,6 @@ def _add_view(compiler: Compiler, view: View) -> None:
         compiler.unviewed.update((id(b), b) for b in nested_bytecodes(criterion))
 
 
-def _strategy_name(strategy: Any) -> str:
-    return str(getattr(strategy, "strategy_name", type(strategy).__name__)).rsplit(".", 1)[-1]
-
-
 def _cancellation(bytecode: Bytecode, given: Cancellation | None) -> Cancellation:
     """The execution's Cancellation: ``given`` (or a new one), limited by ``g.with_('evaluationTimeout', ms)``.
     The other request options of ``with_()`` (batchSize, ...) mean nothing in process and are ignored."""
@@ -110,7 +106,7 @@ def _cancellation(bytecode: Bytecode, given: Cancellation | None) -> Cancellatio
         if name != "withStrategies":
             continue
         for strategy in args:
-            if _strategy_name(strategy) != "OptionsStrategy":
+            if strategy_name(strategy) != "OptionsStrategy":
                 continue
             millis = (getattr(strategy, "configuration", None) or {}).get("evaluationTimeout")
             if millis is None:
@@ -302,13 +298,13 @@ class EmbeddedGraph:
                 compiler.bulk = bool(args[0]) if args else True
             elif name == "withStrategies":
                 for strategy in args:
-                    strategy_name = _strategy_name(strategy)
-                    if strategy_name in VIEW_STRATEGIES:
+                    kind = strategy_name(strategy)
+                    if kind in VIEW_STRATEGIES:
                         configuration = getattr(strategy, "configuration", None) or {}
-                        _add_view(compiler, view_of(strategy_name, configuration))
+                        _add_view(compiler, view_of(kind, configuration))
                         continue
                     self._check_strategy(strategy, mutating)
-                    if strategy_name == "ProductiveByStrategy":
+                    if kind == "ProductiveByStrategy":
                         compiler.productive_by = True
             elif name in ("withoutStrategies", "with", "withPath"):
                 continue
@@ -326,7 +322,7 @@ class EmbeddedGraph:
 
     @staticmethod
     def _check_strategy(strategy: Any, mutating: bool) -> None:
-        name = _strategy_name(strategy)
+        name = strategy_name(strategy)
         if name == "VertexProgramStrategy":
             raise _olap_refused()
         if name == "OptionsStrategy":  # request options, read by execute()

@@ -27,6 +27,9 @@ from lineage_platform.graph.embedded.strategies import (
 )
 from lineage_platform.graph.embedded.values import hash_key
 
+# The engine's strategies under SubgraphStrategy/PartitionStrategy views: all but the navigation walk.
+_UNDER_VIEWS = tuple(s for s in STRATEGIES if s is not navigation_walk)
+
 # Steps whose presence anywhere in a traversal switches path tracking on.
 # Steps that need every object a traverser passed through, and steps that only need the as-labelled ones.
 FULL_PATH_STEPS = frozenset({"path", "simplePath", "cyclicPath", "tree", "otherV"})
@@ -409,8 +412,7 @@ class Compiler:
         walk is left out (it would walk a repeat() body past the views' filters)."""
         if not self.views:
             return STRATEGIES
-        safe = tuple(s for s in STRATEGIES if s is not navigation_walk)
-        return (*self.views, *safe) if isinstance(bytecode, Bytecode) else safe
+        return (*self.views, *_UNDER_VIEWS) if isinstance(bytecode, Bytecode) else _UNDER_VIEWS
 
     def strategy_context(self, anonymous: bool) -> Context:
         """What the strategies may depend on for a traversal compiled in this execution."""

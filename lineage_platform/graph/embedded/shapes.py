@@ -73,7 +73,7 @@ def shape(bytecode: Bytecode) -> tuple[Hashable, Hashable] | None:
             if name in _STATEFUL_SOURCES:
                 return None
             if name == "withStrategies":
-                args = [a for a in args if _strategy_name(a) != _OPTIONS]
+                args = [a for a in args if strategy_name(a) != _OPTIONS]
                 if not args:
                     continue
             source.append((name, *map(_value, args)))
@@ -99,7 +99,8 @@ def _steps(instructions: list[list[Any]]) -> tuple:
     return tuple(out)
 
 
-def _strategy_name(strategy: Any) -> str:
+def strategy_name(strategy: Any) -> str:
+    """A TraversalStrategy's short name (``SubgraphStrategy``), as gremlinpython or a request decoder gives it."""
     return str(getattr(strategy, "strategy_name", type(strategy).__name__)).rsplit(".", 1)[-1]
 
 
@@ -131,5 +132,5 @@ def _value(value: Any) -> Hashable:
     if isinstance(value, Binding):
         return kind, value.key, _value(value.value)
     if isinstance(value, TraversalStrategy):
-        return kind, _strategy_name(value), _value(dict(value.configuration))
+        return kind, strategy_name(value), _value(dict(value.configuration))
     raise _NoShape(kind.__name__)

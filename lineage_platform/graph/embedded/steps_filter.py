@@ -148,13 +148,13 @@ def compile_and_or(call: StepCall, c: Compiler) -> StepFn:
 _COLLECTIONS = (list, tuple, set, frozenset)
 
 
-def _predicate_labels(p: P) -> Iterator[str]:
+def predicate_labels(p: P) -> Iterator[str]:
     """The as-labels a where() predicate names (its string arguments), in the order it names them."""
     if p.operator in ("and", "or"):
-        yield from _predicate_labels(p.value)
-        yield from _predicate_labels(p.other)
+        yield from predicate_labels(p.value)
+        yield from predicate_labels(p.other)
     elif p.operator == "not":
-        yield from _predicate_labels(p.value)
+        yield from predicate_labels(p.value)
     else:
         for value in (p.value, p.other):
             values = value if isinstance(value, list) else [value]
@@ -230,7 +230,7 @@ def compile_where(call: StepCall, c: Compiler) -> StepFn:
         )
     # the by()s apply in turn, as a ring: the start, then each label in the order the predicate names them
     bys = by_functions(call.modulator_args("by"), c, "where")
-    labels = [] if bys else list(_predicate_labels(predicate))
+    labels = [] if bys else list(predicate_labels(predicate))
     last: list[Any] = [None, None]  # (key, test): the test built from collections only, by identity and size
 
     def over_collections(t: Trav) -> Callable[[Any], bool] | None:

@@ -32,6 +32,7 @@ from lineage_platform.graph.embedded.pipeline import (
 )
 from lineage_platform.graph.embedded.scoping import select_value
 from lineage_platform.graph.embedded.step_calls import StepCall, as_bytecode, group_steps
+from lineage_platform.graph.embedded.steps_filter import predicate_labels
 from lineage_platform.graph.embedded.strategies import Context, infix_connectives
 from lineage_platform.graph.embedded.values import hash_key
 
@@ -115,22 +116,12 @@ def _labels_in(calls: list[StepCall]) -> Iterator[str]:
             yield from (a for a in call.args if isinstance(a, str))
             for arg in call.args:
                 if isinstance(arg, P):
-                    yield from _predicate_labels(arg)
+                    yield from predicate_labels(arg)
         for arg in [*call.args, *(a for _, args in call.modulators for a in args)]:
             if isinstance(arg, list) and all(isinstance(a, StepCall) for a in arg):
                 yield from _labels_in(arg)
             elif (nested := as_bytecode(arg)) is not None:
                 yield from _labels_in(group_steps(nested.step_instructions))
-
-
-def _predicate_labels(predicate: P) -> Iterator[str]:
-    for value in (predicate.value, predicate.other):
-        if isinstance(value, P):
-            yield from _predicate_labels(value)
-        elif isinstance(value, str):
-            yield value
-        elif isinstance(value, list):
-            yield from (v for v in value if isinstance(v, str))
 
 
 def _within(patterns: list[_Pattern], labels: set[str]) -> None:
